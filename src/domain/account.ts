@@ -1,0 +1,46 @@
+import type { Micros } from './time.js';
+
+export type Scope = 'read' | 'write';
+
+export interface Account {
+  readonly id: number;
+  readonly username: string;
+  readonly nickname: string;
+  readonly timezone: string;
+  readonly language: string;
+  readonly weekStart: number;
+  readonly disabled: boolean;
+  readonly created: Micros;
+  readonly updated: Micros;
+}
+
+export interface NewAccount {
+  readonly username: string;
+  readonly passwordHash: string | null;
+  readonly timezone: string;
+}
+
+export interface SettingsPatch {
+  readonly nickname?: string;
+  readonly timezone?: string;
+  readonly language?: string;
+  readonly weekStart?: number;
+}
+
+export interface NewToken {
+  readonly hash: string;
+  readonly accountId: number;
+  readonly scope: Scope;
+  readonly name: string;
+  readonly expiresAt: Micros | null;
+}
+
+/** What a request's token grants, as the store finds it by the token's hash. */
+export interface TokenGrant {
+  readonly account: Account;
+  readonly scope: Scope;
+  readonly expiresAt: Micros | null;
+  readonly revoked: boolean;
+}
+
+export const USERNAME_PATTERN = /^[A-Za-z0-9_.@-]{1,64}$/;
