@@ -36,8 +36,11 @@ export interface Task {
 /** A task about to be written: the store stamps `created` (on insert), `updated` and `rev`. */
 export type TaskDraft = Omit<Task, 'created' | 'updated' | 'rev'>;
 
-/** How a request names a project or context: by name (created when missing) or by id. */
-export type LabelRef = { readonly name: string } | { readonly id: string } | null;
+/**
+ * How a request names a project or context: by name (created when missing), by id, or both (a
+ * whole task sent back: whichever of the two the client changed counts).
+ */
+export type LabelRef = { readonly name: string; readonly id?: string } | { readonly id: string } | null;
 
 /** A task as a client sent it, already parsed into typed values: absent fields stay unchanged. */
 export interface TaskInput {

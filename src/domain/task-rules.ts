@@ -1,0 +1,89 @@
+import { invalid } from './errors.js';
+import type { Label, Task, TaskDraft, TaskInput } from './task.js';
+import type { Micros } from './time.js';
+import { isValidRepeater, nextOccurrence } from './repeat.js';
+import { startOfDay } from './zone.js';
+
+/** What the use case resolved before the rules run: a fresh id, labels looked up by name or id. */
+export interface MergeContext {
+  readonly newId: string;
+  readonly zone: string;
+  /** undefined: the request did not touch it. */
+  readonly project: Label | null | undefined;
+  readonly context: Label | null | undefined;
+}
+
+function pick<T>(value: T | undefined, fallback: T): T {
+  return value === undefined ? fallback : value;
+}
+
+/**
+ * Applies a client's change to a task (or creates one) and checks the rules that span fields.
+ * Absent fields keep their value, so a client may send back the whole task it read.
+ */
+export function mergeTask(existing: Task | undefined, input: TaskInput, context: MergeContext): TaskDraft {
+  if (existing === undefined && input.title === undefined) throw invalid('title', 'required');
+  const base: TaskDraft = existing ?? {
+    id: input.id ?? context.newId,
+    title: '',
+    notes: '',
+    attribute: 'inbox',
+    allDay: false,
+    startAt: null,
+    endAt: null,
+    completed: null,
+    trashed: null,
+    deleted: null,
+    project: null,
+    context: null,
+    tags: [],
+    priority: 0,
+    repeater: null,
+  };
+
+  const allDay = pick(input.allDay, base.allDay);
+  const dayOf = (value: Micros | null): Micros | null =>
+    value !== null && allDay ? startOfDay(value, context.zone) : value;
+  const startAt = dayOf(pick(input.startAt, base.startAt));
+  const endAt = dayOf(pick(input.endAt, base.endAt));
+  const attribute =
+    input.attribute ?? (existing === undefined ? (startAt === null ? 'inbox' : 'plan') : base.attribute);
+
+  if (attribute === 'plan' && startAt === null) throw invalid('attribute', 'plan needs start_at');
+  if (startAt !== null && endAt !== null && endAt < startAt) throw invalid('end_at', 'before start_at');
+  if (input.repeater !== undefined && input.repeater !== null && !isValidRepeater(input.repeater)) {
+    throw invalid('repeater', 'not an RFC 5545 RRULE this service supports');
+  }
+
+  const merged: TaskDraft = {
+    id: base.id,
+    title: pick(input.title, base.title),
+    notes: pick(input.notes, base.notes),
+    attribute,
+    allDay,
+    startAt,
+    endAt,
+    completed: pick(input.completed, base.completed),
+    trashed: pick(input.trashed, base.trashed),
+    deleted: pick(input.deleted, base.deleted),
+    project: pick(context.project, base.project),
+    context: pick(context.context, base.context),
+    tags: input.tags === undefined ? base.tags : [...new Set(input.tags)],
+    priority: pick(input.priority, base.priority),
+    repeater: pick(input.repeater, base.repeater),
+  };
+  return completesRepetition(base, merged) ? advanceRepetition(merged, context.zone) : merged;
+}
+
+/** True when this change marks an open repeating task done. */
+function completesRepetition(before: TaskDraft, after: TaskDraft): boolean {
+  return after.repeater !== null && before.completed === null && after.completed !== null;
+}
+
+/** A repeating task is not completed but moved to its next occurrence, while the series lasts. */
+function advanceRepetition(task: TaskDraft, zone: string): TaskDraft {
+  if (task.repeater === null) return task;
+  const next = nextOccurrence({ ...task, repeater: task.repeater }, zone);
+  if (next === null) return task;
+  return { ...task, startAt: next.startAt, endAt: next.endAt, repeater: next.repeater, completed: null };
+}

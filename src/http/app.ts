@@ -1,0 +1,165 @@
+import compress from '@fastify/compress';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import type { AccountService } from '../service/accounts.js';
+import type { ListingService } from '../service/listing.js';
+import type { SettingsService } from '../service/settings.js';
+import type { TaskService } from '../service/tasks.js';
+import type { TaskInput } from '../domain/task.js';
+import type { LabelInput } from '../domain/label.js';
+import type { LabelService } from '../service/labels.js';
+import { DomainError } from '../domain/errors.js';
+import { StoreUnavailableError } from '../store/store.js';
+import { BODY_LIMIT_BYTES } from './request-body.js';
+import { rawPath, rawQuery } from './query.js';
+import { registerRecordRoutes } from './routes/records.js';
+import { registerSettingsRoutes } from './routes/settings.js';
+import { readTaskBody } from './schemas/task.js';
+import { readContextBody, readProjectBody } from './schemas/label.js';
+import { sendJson } from './send.js';
+import { fromProblem, renderErrorBody, statusOf, WireError } from './wire/errors.js';
+import { renderContext, renderProject, renderTask } from './wire/render.js';
+
+export interface AppDeps {
+  readonly accounts: AccountService;
+  readonly listing: ListingService;
+  readonly tasks: TaskService;
+  readonly labels: LabelService;
+  readonly settings: SettingsService;
+  /** Resolves when the store answers; rejects otherwise. */
+  readonly health: () => Promise<void>;
+  readonly log: Logger;
+  readonly maintenance: boolean;
+  /** TLS key and certificate (PEM); null serves plain HTTP. */
+  readonly tls?: { readonly key: string | Buffer; readonly cert: string | Buffer } | null;
+}
+
+/** Seconds a client should wait before retrying an E503. */
+const RETRY_AFTER_SECONDS = '1';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    startedAt: bigint;
+    retcode: string | undefined;
+  }
+}
+
+/** Maps anything thrown while serving to the contract's error; unknown failures stay unknown. */
+function wireErrorOf(error: unknown): WireError | undefined {
+  if (error instanceof WireError) return error;
+  if (error instanceof DomainError) return fromProblem(error.problem);
+  if (error instanceof StoreUnavailableError) return WireError.unavailable();
+  const code = (error as Partial<FastifyError> | null)?.code;
+  switch (code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return WireError.bodyTooLarge();
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return WireError.contentType();
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return WireError.unparsableJson();
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_ASYNC_CONSTRAINT':
+      return WireError.noSuchAddress();
+    default:
+      return undefined;
+  }
+}
+
+function reqdataOf(request: FastifyRequest): string {
+  return request.method === 'POST' ? request.bodyText : rawQuery(request);
+}
+
+function sendError(request: FastifyRequest, reply: FastifyReply, error: WireError): void {
+  request.retcode = error.retcode;
+  if (error.retcode === 'E401') void reply.header('www-authenticate', 'Bearer realm="task-service"');
+  if (error.retcode === 'E503') void reply.header('retry-after', RETRY_AFTER_SECONDS);
+  sendJson(reply, renderErrorBody(error.retcode, error.retmsg, reqdataOf(request)), statusOf(error.retcode));
+}
+
+/** Builds the whole HTTP app without listening: tests drive it in-process, `serve` listens. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: false,
+    exposeHeadRoutes: false,
+    return503OnClosing: false,
+    forceCloseConnections: 'idle',
+    bodyLimit: BODY_LIMIT_BYTES,
+    requestTimeout: 30_000,
+    keepAliveTimeout: 10_000,
+    ...(deps.tls ? { https: { key: deps.tls.key, cert: deps.tls.cert, minVersion: 'TLSv1.2' as const } } : {}),
+    // Fastify types an HTTPS app by its raw server; routes and hooks are the same for both and
+    // nothing here touches the raw server, so both are handled as the default instance type.
+  }) as unknown as FastifyInstance;
+
+  await app.register(compress, { global: true, threshold: 1024, encodings: ['gzip'] });
+
+  app.decorateRequest('bodyText', '');
+  app.decorateRequest('grant', null);
+  app.decorateRequest('retcode', undefined);
+  app.decorateRequest('startedAt', 0n);
+
+  app.removeAllContentTypeParsers();
+  // Every body is taken as bytes; the routes decide (E005, gzip, E001) in the contract's order.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  app.addHook('onRequest', async (request, reply) => {
+    request.startedAt = process.hrtime.bigint();
+    void reply.header('x-content-type-options', 'nosniff');
+    if (deps.maintenance && request.url.startsWith('/v1')) throw WireError.maintenance();
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const micros = Number((process.hrtime.bigint() - request.startedAt) / 1000n);
+    deps.log.info(
+      {
+        method: request.method,
+        path: rawPath(request),
+        status: reply.statusCode,
+        retcode: request.retcode,
+        account: request.grant?.account.id,
+        us: micros,
+      },
+      'response',
+    );
+  });
+
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, WireError.noSuchAddress()));
+
+  app.setErrorHandler((error, request, reply) => {
+    const known = wireErrorOf(error);
+    if (known === undefined) deps.log.error({ err: error, path: rawPath(request) }, 'unexpected error');
+    else if (known.retcode === 'E503') deps.log.warn({ err: error, path: rawPath(request) }, 'store unavailable');
+    sendError(request, reply, known ?? WireError.internal());
+  });
+
+  app.get('/healthz', async (_request, reply) => {
+    await deps.health();
+    sendJson(reply, '{"status":"ok"}');
+  });
+
+  registerSettingsRoutes(app, deps);
+  registerRecordRoutes<'task', TaskInput>(app, deps, {
+    path: 'tasks',
+    kind: 'task',
+    render: renderTask,
+    readBody: readTaskBody,
+    upsert: (account, inputs, asArray) => deps.tasks.upsert(account, inputs, asArray),
+  });
+  registerRecordRoutes<'project', LabelInput>(app, deps, {
+    path: 'projects',
+    kind: 'project',
+    render: renderProject,
+    readBody: readProjectBody,
+    upsert: (account, inputs, asArray) => deps.labels.upsertProjects(account, inputs, asArray),
+  });
+  registerRecordRoutes<'context', LabelInput>(app, deps, {
+    path: 'contexts',
+    kind: 'context',
+    render: renderContext,
+    readBody: readContextBody,
+    upsert: (account, inputs, asArray) => deps.labels.upsertContexts(account, inputs, asArray),
+  });
+
+  return app;
+}

@@ -1,0 +1,37 @@
+import type { FastifyRequest } from 'fastify';
+import type { TokenGrant } from '../domain/account.js';
+import type { AccountService } from '../service/accounts.js';
+import { WireError } from './wire/errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by `authenticate` for every /v1 request that got past it. */
+    grant: TokenGrant | null;
+  }
+}
+
+const AUTHORIZATION = /^(?:OAuth|Bearer)\s+(\S+)\s*$/i;
+
+/** The token a request carries: `Authorization: OAuth|Bearer <token>`, else `?access_token=`. */
+function credentialOf(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (header !== undefined) return AUTHORIZATION.exec(header)?.[1] ?? '';
+  const url = request.raw.url ?? '';
+  const mark = url.indexOf('?');
+  if (mark === -1 || !url.includes('access_token=', mark)) return undefined;
+  return new URLSearchParams(url.slice(mark + 1)).get('access_token') ?? undefined;
+}
+
+/**
+ * Lets a request in or refuses it: E401 for a missing, malformed, unknown, expired or revoked
+ * token; E403 for a disabled account or a read-only token on a POST.
+ */
+export async function authenticate(accounts: AccountService, request: FastifyRequest): Promise<TokenGrant> {
+  const token = credentialOf(request);
+  if (token === undefined || token === '') throw WireError.unauthorized();
+  const result = await accounts.authenticate(token);
+  if (!result.ok) throw result.denial === 'forbidden' ? WireError.forbidden() : WireError.unauthorized();
+  if (request.method === 'POST' && result.grant.scope !== 'write') throw WireError.forbidden();
+  request.grant = result.grant;
+  return result.grant;
+}

@@ -1,0 +1,73 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Account } from '../../domain/account.js';
+import type { ListingService } from '../../service/listing.js';
+import type { RecordsByKind, SyncKind } from '../../store/store.js';
+import { authenticate } from '../auth.js';
+import type { AccountService } from '../../service/accounts.js';
+import { readJsonBody } from '../request-body.js';
+import { readQuery } from '../query.js';
+import { readListQuery } from '../schemas/list-query.js';
+import { listBody } from '../list-body.js';
+import { sendJson } from '../send.js';
+import { WireError } from '../wire/errors.js';
+
+/** One synced resource (`/v1/tasks`, …): how its records are read from a body, written and shown. */
+export interface RecordResource<K extends SyncKind, Input> {
+  readonly path: string;
+  readonly kind: K;
+  readonly render: (record: RecordsByKind[K], zone: string) => string;
+  readonly readBody: (body: unknown, zone: string) => { inputs: Input[]; asArray: boolean };
+  readonly upsert: (account: Account, inputs: readonly Input[], asArray: boolean) => Promise<RecordsByKind[K][]>;
+}
+
+export interface RecordRouteDeps {
+  readonly accounts: AccountService;
+  readonly listing: ListingService;
+}
+
+/** The record id of `/v1/<resource>/<id>`; ids may hold `/`, `+` and `=`, encoded or not. */
+function idOf(request: FastifyRequest, prefix: string): string {
+  const url = request.raw.url ?? '';
+  const end = url.indexOf('?');
+  const encoded = url.slice(prefix.length, end === -1 ? undefined : end);
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    throw WireError.invalidParameter('id');
+  }
+}
+
+/** GET list, GET one, POST one or many: the same rules for every synced resource. */
+export function registerRecordRoutes<K extends SyncKind, Input>(
+  app: FastifyInstance,
+  deps: RecordRouteDeps,
+  resource: RecordResource<K, Input>,
+): void {
+  const base = `/v1/${resource.path}`;
+
+  const list = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const { account } = await authenticate(deps.accounts, request);
+    const zone = account.timezone;
+    const listing = await deps.listing.open(account.id, resource.kind, readListQuery(request, zone));
+    sendJson(reply, await listBody(listing, (record) => resource.render(record, zone)));
+  };
+
+  app.get(base, list);
+  app.get(`${base}/*`, async (request, reply) => {
+    const id = idOf(request, `${base}/`);
+    if (id === '') return list(request, reply);
+    const { account } = await authenticate(deps.accounts, request);
+    readQuery(request, []);
+    const record = await deps.listing.get(account.id, resource.kind, id);
+    sendJson(reply, resource.render(record, account.timezone));
+  });
+
+  app.post(base, async (request, reply) => {
+    const { account } = await authenticate(deps.accounts, request);
+    readQuery(request, []);
+    const { inputs, asArray } = resource.readBody(readJsonBody(request), account.timezone);
+    const stored = await resource.upsert(account, inputs, asArray);
+    const rendered = stored.map((record) => resource.render(record, account.timezone));
+    sendJson(reply, asArray ? `{"entries":[${rendered.join(',')}]}` : (rendered[0] ?? '{}'));
+  });
+}

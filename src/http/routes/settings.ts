@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify';
+import type { AccountService } from '../../service/accounts.js';
+import type { SettingsService } from '../../service/settings.js';
+import { authenticate } from '../auth.js';
+import { readQuery } from '../query.js';
+import { readJsonBody } from '../request-body.js';
+import { readSettings } from '../schemas/settings.js';
+import { sendJson } from '../send.js';
+import { renderSettings } from '../wire/render.js';
+import { microsFromMillis } from '../../domain/time.js';
+
+export function registerSettingsRoutes(
+  app: FastifyInstance,
+  deps: { readonly accounts: AccountService; readonly settings: SettingsService },
+): void {
+  app.get('/v1/settings', async (request, reply) => {
+    const { account } = await authenticate(deps.accounts, request);
+    readQuery(request, []);
+    const current = await deps.settings.get(account.id);
+    sendJson(reply, renderSettings(current, microsFromMillis(Date.now())));
+  });
+  app.post('/v1/settings', async (request, reply) => {
+    const { account } = await authenticate(deps.accounts, request);
+    readQuery(request, []);
+    const updated = await deps.settings.update(account.id, readSettings(readJsonBody(request)));
+    sendJson(reply, renderSettings(updated, microsFromMillis(Date.now())));
+  });
+}

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { LABEL_NAME_MAX, type LabelInput } from '../../domain/label.js';
+import { TASK_LIMITS } from '../../domain/task.js';
+import { firstIssue } from './issues.js';
+import { readOneOrMany } from './one-or-many.js';
+import { readDateField } from './dates.js';
+
+const projectShape = z.object({
+  id: z.string().regex(TASK_LIMITS.idPattern).optional(),
+  name: z.string().min(1).max(LABEL_NAME_MAX).optional(),
+  notes: z.string().max(TASK_LIMITS.notesMax).nullable().optional(),
+  archived: z.string().max(64).nullable().optional(),
+  deleted: z.string().max(64).nullable().optional(),
+  if_rev: z.int().min(0).optional(),
+});
+
+const contextShape = projectShape.omit({ notes: true, archived: true });
+
+function readLabel(body: unknown, zone: string, withProjectFields: boolean): LabelInput {
+  const parsed = (withProjectFields ? projectShape : contextShape).safeParse(body);
+  if (!parsed.success) throw firstIssue(parsed.error);
+  const raw: z.infer<typeof projectShape> = parsed.data;
+  const input: { -readonly [K in keyof LabelInput]: LabelInput[K] } = {};
+  if (raw.id !== undefined) input.id = raw.id;
+  if (raw.name !== undefined) input.name = raw.name;
+  if (raw.notes !== undefined) input.notes = raw.notes ?? '';
+  const archived = readDateField(raw.archived, 'archived', zone);
+  if (archived !== undefined) input.archived = archived;
+  const deleted = readDateField(raw.deleted, 'deleted', zone);
+  if (deleted !== undefined) input.deleted = deleted;
+  if (raw.if_rev !== undefined) input.ifRev = raw.if_rev;
+  return input;
+}
+
+export function readProjectBody(body: unknown, zone: string): { inputs: LabelInput[]; asArray: boolean } {
+  return readOneOrMany(body, (item) => readLabel(item, zone, true));
+}
+
+export function readContextBody(body: unknown, zone: string): { inputs: LabelInput[]; asArray: boolean } {
+  return readOneOrMany(body, (item) => readLabel(item, zone, false));
+}

@@ -1,0 +1,68 @@
+import pino from 'pino';
+import type { ServeConfig } from './config.js';
+import { microsFromMillis, MICROS_PER_DAY } from './domain/time.js';
+import { buildApp } from './http/app.js';
+import { AccountService } from './service/accounts.js';
+import { ListingService } from './service/listing.js';
+import { SettingsService } from './service/settings.js';
+import { TaskService } from './service/tasks.js';
+import { LabelService } from './service/labels.js';
+import { loadTls } from './cli/tls-files.js';
+import { openStore } from './store/open.js';
+
+const PURGE_EVERY_MS = 60 * 60 * 1000;
+
+/** `task-service serve`: config → store → services → app → listen, and a clean stop on SIGTERM. */
+export async function serve(config: ServeConfig): Promise<void> {
+  const log = pino({ level: config.logLevel, base: { pid: process.pid } });
+  const store = openStore(config.store, { synchronous: config.synchronous });
+  await store.migrate();
+
+  const tls = config.http ? null : await loadTls(config.tls, config.store.dataDir);
+  if (tls?.made === true) log.info({ certificate: tls.certFile }, 'made a self-signed certificate');
+
+  const app = await buildApp({
+    accounts: new AccountService(store),
+    listing: new ListingService(store),
+    tasks: new TaskService(store),
+    labels: new LabelService(store),
+    settings: new SettingsService(store),
+    health: () => store.ping(),
+    log,
+    maintenance: config.maintenance,
+    tls: tls?.material ?? null,
+  });
+
+  const purge = async (): Promise<void> => {
+    const before = microsFromMillis(Date.now()) - config.retentionDays * MICROS_PER_DAY;
+    try {
+      const purged = await store.purge(before);
+      if (purged > 0) log.info({ purged }, 'purged deleted records past retention');
+    } catch (error) {
+      log.warn({ err: error }, 'purge failed; will try again');
+    }
+  };
+  await purge();
+  const purgeTimer = setInterval(() => void purge(), PURGE_EVERY_MS);
+  purgeTimer.unref();
+
+  let stopping = false;
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'stopping: finishing requests in flight');
+    clearInterval(purgeTimer);
+    await app.close();
+    await store.close();
+    log.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+
+  const address = await app.listen({ host: config.host, port: config.port });
+  log.info(
+    { address, engine: store.engine, tls: !config.http, maintenance: config.maintenance },
+    'task-service listening',
+  );
+}

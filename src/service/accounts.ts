@@ -1,0 +1,64 @@
+import { createHash } from 'node:crypto';
+import { hash as argon2Hash } from '@node-rs/argon2';
+import { USERNAME_PATTERN, type Account, type Scope, type TokenGrant } from '../domain/account.js';
+import { microsFromMillis, MICROS_PER_DAY } from '../domain/time.js';
+import { isValidTimeZone } from '../domain/zone.js';
+import type { Store } from '../store/store.js';
+import { newTokenSecret } from './ids.js';
+
+/** A mistake an operator made on the command line (unknown user, bad zone…), shown as it is. */
+export class AdminError extends Error {
+  override name = 'AdminError';
+}
+
+/** Why a credential does not let a request in: 401 or 403 in HTTP terms. */
+export type Denial = 'unauthenticated' | 'forbidden';
+
+export type Authentication = { readonly ok: true; readonly grant: TokenGrant } | { readonly ok: false; readonly denial: Denial };
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** Accounts and their tokens: the operator's commands and the check every request makes. */
+export class AccountService {
+  constructor(private readonly store: Store) {}
+
+  async addUser(username: string, password: string | null, timezone: string): Promise<Account> {
+    if (!USERNAME_PATTERN.test(username)) {
+      throw new AdminError('a username is 1-64 characters of letters, digits, and _ . @ -');
+    }
+    if (!isValidTimeZone(timezone)) throw new AdminError(`unknown time zone: ${timezone}`);
+    // argon2id is the library's default algorithm.
+    const passwordHash = password === null ? null : await argon2Hash(password);
+    return this.store.createAccount({ username, passwordHash, timezone });
+  }
+
+  async disableUser(username: string): Promise<void> {
+    if (!(await this.store.setDisabled(username, true))) throw new AdminError(`no such user: ${username}`);
+  }
+
+  async createToken(username: string, scope: Scope, name: string, expiresInDays: number | null): Promise<string> {
+    const account = await this.store.findAccount(username);
+    if (account === undefined) throw new AdminError(`no such user: ${username}`);
+    const secret = newTokenSecret();
+    const expiresAt = expiresInDays === null ? null : microsFromMillis(Date.now()) + expiresInDays * MICROS_PER_DAY;
+    await this.store.insertToken({ hash: hashToken(secret), accountId: account.id, scope, name, expiresAt });
+    return secret;
+  }
+
+  async revokeToken(token: string): Promise<void> {
+    if (!(await this.store.revokeToken(hashToken(token)))) throw new AdminError('no such token');
+  }
+
+  /** Hashes first and looks up by hash, so an unknown token costs the same as a wrong one. */
+  async authenticate(token: string): Promise<Authentication> {
+    const grant = await this.store.findToken(hashToken(token));
+    if (grant === undefined || grant.revoked) return { ok: false, denial: 'unauthenticated' };
+    if (grant.expiresAt !== null && grant.expiresAt <= microsFromMillis(Date.now())) {
+      return { ok: false, denial: 'unauthenticated' };
+    }
+    if (grant.account.disabled) return { ok: false, denial: 'forbidden' };
+    return { ok: true, grant };
+  }
+}

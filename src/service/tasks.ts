@@ -1,0 +1,66 @@
+import type { Account } from '../domain/account.js';
+import { atIndex, DomainError, invalid } from '../domain/errors.js';
+import type { Label, LabelRef, Task, TaskInput } from '../domain/task.js';
+import { mergeTask } from '../domain/task-rules.js';
+import type { Store, WriteTx } from '../store/store.js';
+import { newRecordId } from './ids.js';
+
+export class TaskService {
+  constructor(private readonly store: Store) {}
+
+  /**
+   * Creates or updates each task, all in one transaction: every change gets its own `rev`, and one
+   * refused task refuses them all. In an array request the error names the index.
+   */
+  upsert(account: Account, inputs: readonly TaskInput[], asArray: boolean): Promise<Task[]> {
+    return this.store.write(account.id, async (tx) => {
+      const stored: Task[] = [];
+      for (const [index, input] of inputs.entries()) {
+        try {
+          stored.push(await this.upsertOne(tx, account.timezone, input));
+        } catch (error) {
+          throw asArray && error instanceof DomainError ? atIndex(error, index) : error;
+        }
+      }
+      return stored;
+    });
+  }
+
+  private async upsertOne(tx: WriteTx, zone: string, input: TaskInput): Promise<Task> {
+    const existing = input.id === undefined ? undefined : await tx.getTask(input.id);
+    if (input.ifRev !== undefined && existing?.rev !== input.ifRev) {
+      throw new DomainError({ kind: 'conflict', record: 'task', id: input.id ?? '' });
+    }
+    const project = await resolveLabel(tx, 'project', input.project);
+    const context = await resolveLabel(tx, 'context', input.context);
+    const draft = mergeTask(existing, input, { newId: newRecordId(), zone, project, context });
+    return tx.putTask(draft);
+  }
+}
+
+/**
+ * Turns a request's project or context reference into the label to keep on the task. A name
+ * finds the live label of that name or creates it; `""` means none, as old clients send it.
+ */
+async function resolveLabel(
+  tx: WriteTx,
+  kind: 'project' | 'context',
+  ref: LabelRef | undefined,
+): Promise<Label | null | undefined> {
+  if (ref === undefined || ref === null) return ref;
+  if ('id' in ref) {
+    const found = kind === 'project' ? await tx.getProject(ref.id) : await tx.getContext(ref.id);
+    if (found === undefined || found.deleted !== null) throw invalid(`${kind}_id`, `no such ${kind}`);
+    return { id: found.id, name: found.name };
+  }
+  if (ref.name === '') return null;
+  if (kind === 'project') {
+    const project =
+      (await tx.findProjectByName(ref.name)) ??
+      (await tx.putProject({ id: newRecordId(), name: ref.name, notes: '', archived: null, deleted: null }));
+    return { id: project.id, name: project.name };
+  }
+  const context =
+    (await tx.findContextByName(ref.name)) ?? (await tx.putContext({ id: newRecordId(), name: ref.name, deleted: null }));
+  return { id: context.id, name: context.name };
+}

@@ -1,0 +1,126 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { buildApp } from '../../src/http/app.js';
+import { AccountService } from '../../src/service/accounts.js';
+import { LabelService } from '../../src/service/labels.js';
+import { ListingService } from '../../src/service/listing.js';
+import { SettingsService } from '../../src/service/settings.js';
+import { TaskService } from '../../src/service/tasks.js';
+import { openStore } from '../../src/store/open.js';
+import type { Store } from '../../src/store/store.js';
+import { createTestDatabase } from './postgres.js';
+
+export type Engine = 'sqlite' | 'postgres';
+/** Every HTTP behaviour is checked on both engines. */
+export const ENGINES: readonly Engine[] = ['sqlite', 'postgres'];
+
+export interface User {
+  readonly username: string;
+  /** A write-scoped token. */
+  readonly token: string;
+  readonly readToken: string;
+}
+
+export interface Harness {
+  readonly app: FastifyInstance;
+  readonly store: Store;
+  readonly accounts: AccountService;
+  newUser(timezone?: string): Promise<User>;
+  close(): Promise<void>;
+}
+
+let userCounter = 0;
+
+/** A real store (a SQLite file in a temp folder, or a fresh PostgreSQL database) behind the real app. */
+export async function startHarness(engine: Engine, options: { maintenance?: boolean } = {}): Promise<Harness> {
+  let store: Store;
+  let dispose: () => Promise<void>;
+  if (engine === 'sqlite') {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'task-service-test-'));
+    store = openStore({ engine: 'sqlite', dataDir });
+    dispose = () => rm(dataDir, { recursive: true, force: true });
+  } else {
+    const database = await createTestDatabase();
+    store = openStore({ engine: 'postgres', url: database.url, dataDir: tmpdir() });
+    dispose = () => database.drop();
+  }
+  await store.migrate();
+  const accounts = new AccountService(store);
+  const app = await buildApp({
+    accounts,
+    listing: new ListingService(store),
+    tasks: new TaskService(store),
+    labels: new LabelService(store),
+    settings: new SettingsService(store),
+    health: () => store.ping(),
+    log: pino({ level: 'silent' }),
+    maintenance: options.maintenance ?? false,
+  });
+  await app.ready();
+  return {
+    app,
+    store,
+    accounts,
+    async newUser(timezone = 'UTC') {
+      userCounter += 1;
+      const username = `user${userCounter}_${process.pid}`;
+      await accounts.addUser(username, null, timezone);
+      return {
+        username,
+        token: await accounts.createToken(username, 'write', 'test', null),
+        readToken: await accounts.createToken(username, 'read', 'test', null),
+      };
+    },
+    async close() {
+      await app.close();
+      await store.close();
+      await dispose();
+    },
+  };
+}
+
+export interface Answer {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | number | undefined>;
+  readonly text: string;
+  /** The parsed body; answers of this service are always JSON. */
+  readonly json: unknown;
+}
+
+/** One request in-process. `body` objects are sent as JSON; strings and buffers as they are. */
+export async function call(
+  app: FastifyInstance,
+  request: {
+    method?: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'HEAD' | 'OPTIONS';
+    url: string;
+    token?: string;
+    body?: unknown;
+    headers?: Record<string, string>;
+  },
+): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  if (request.token !== undefined) headers.authorization = `OAuth ${request.token}`;
+  let payload: string | Buffer | undefined;
+  if (typeof request.body === 'string' || Buffer.isBuffer(request.body)) payload = request.body;
+  else if (request.body !== undefined) {
+    payload = JSON.stringify(request.body);
+    headers['content-type'] = 'application/json; charset=utf-8';
+  }
+  Object.assign(headers, request.headers);
+  const response = await app.inject({
+    method: request.method ?? (payload === undefined ? 'GET' : 'POST'),
+    url: request.url,
+    headers,
+    ...(payload === undefined ? {} : { payload }),
+  });
+  let json: unknown = undefined;
+  try {
+    json = JSON.parse(response.body);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.statusCode, headers: response.headers, text: response.body, json };
+}
