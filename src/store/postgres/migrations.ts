@@ -1,0 +1,115 @@
+/**
+ * The schema, as an append-only list of migrations. A released migration is never edited: a
+ * change is a new entry with the next version.
+ *
+ * Layout rules: times are `bigint` microseconds since the Unix epoch (UTC). Every table and index
+ * that holds an account's data leads with `account_id`, and no data statement reads across
+ * accounts, so the data tables can later be distributed by `account_id`. Only `accounts` and
+ * `tokens` are global.
+ */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+const INITIAL_SCHEMA = `
+CREATE TABLE accounts (
+  id             bigserial PRIMARY KEY,
+  username       text NOT NULL CONSTRAINT accounts_username_unique UNIQUE,
+  password_hash  text,
+  nickname       text NOT NULL,
+  timezone       text NOT NULL,
+  language       text NOT NULL,
+  week_start     smallint NOT NULL CHECK (week_start BETWEEN 0 AND 6),
+  disabled       boolean NOT NULL DEFAULT false,
+  created        bigint NOT NULL,
+  updated        bigint NOT NULL,
+  -- The account's head change number and the "updated" stamp it was given: every write
+  -- locks this row, so change numbers are handed out one writer at a time, in commit order.
+  rev            bigint NOT NULL DEFAULT 0,
+  last_updated   bigint NOT NULL DEFAULT 0,
+  -- The largest rev and updated among purged tombstones: older sync positions are expired.
+  purged_rev     bigint NOT NULL DEFAULT 0,
+  purged_updated bigint NOT NULL DEFAULT 0
+);
+
+CREATE TABLE tokens (
+  hash        text PRIMARY KEY, -- sha-256 of the token, hex
+  account_id  bigint NOT NULL REFERENCES accounts (id),
+  scope       text NOT NULL CHECK (scope IN ('read', 'write')),
+  name        text NOT NULL,
+  created     bigint NOT NULL,
+  expires_at  bigint,
+  revoked_at  bigint
+);
+CREATE INDEX tokens_by_account ON tokens (account_id);
+
+CREATE TABLE tasks (
+  account_id    bigint NOT NULL REFERENCES accounts (id),
+  id            text NOT NULL,
+  title         text NOT NULL,
+  notes         text NOT NULL,
+  attribute     text NOT NULL CHECK (attribute IN ('inbox', 'next', 'plan', 'noplan', 'waiting')),
+  all_day       boolean NOT NULL,
+  start_at      bigint,
+  end_at        bigint,
+  completed     bigint,
+  trashed       bigint,
+  deleted       bigint,
+  project_id    text,
+  project_name  text,
+  context_id    text,
+  context_name  text,
+  tags          text[] NOT NULL,
+  priority      smallint NOT NULL CHECK (priority BETWEEN 0 AND 3),
+  repeater      text,
+  created       bigint NOT NULL,
+  updated       bigint NOT NULL,
+  rev           bigint NOT NULL,
+  PRIMARY KEY (account_id, id),
+  CONSTRAINT tasks_rev_unique UNIQUE (account_id, rev),
+  -- A task names its project and context by id and shows their current names. No foreign key:
+  -- a purged project may still be named by a tombstone task purged later.
+  CHECK ((project_id IS NULL) = (project_name IS NULL)),
+  CHECK ((context_id IS NULL) = (context_name IS NULL))
+);
+CREATE INDEX tasks_by_updated ON tasks (account_id, updated);
+CREATE INDEX tasks_tombstones ON tasks (account_id, deleted) WHERE deleted IS NOT NULL;
+CREATE INDEX tasks_by_project ON tasks (account_id, project_id) WHERE deleted IS NULL AND project_id IS NOT NULL;
+CREATE INDEX tasks_by_context ON tasks (account_id, context_id) WHERE deleted IS NULL AND context_id IS NOT NULL;
+
+CREATE TABLE projects (
+  account_id  bigint NOT NULL REFERENCES accounts (id),
+  id          text NOT NULL,
+  name        text NOT NULL,
+  notes       text NOT NULL,
+  archived    bigint,
+  deleted     bigint,
+  created     bigint NOT NULL,
+  updated     bigint NOT NULL,
+  rev         bigint NOT NULL,
+  PRIMARY KEY (account_id, id),
+  CONSTRAINT projects_rev_unique UNIQUE (account_id, rev)
+);
+CREATE UNIQUE INDEX projects_live_name ON projects (account_id, name) WHERE deleted IS NULL;
+CREATE INDEX projects_by_updated ON projects (account_id, updated);
+CREATE INDEX projects_tombstones ON projects (account_id, deleted) WHERE deleted IS NOT NULL;
+
+CREATE TABLE contexts (
+  account_id  bigint NOT NULL REFERENCES accounts (id),
+  id          text NOT NULL,
+  name        text NOT NULL,
+  deleted     bigint,
+  created     bigint NOT NULL,
+  updated     bigint NOT NULL,
+  rev         bigint NOT NULL,
+  PRIMARY KEY (account_id, id),
+  CONSTRAINT contexts_rev_unique UNIQUE (account_id, rev)
+);
+CREATE UNIQUE INDEX contexts_live_name ON contexts (account_id, name) WHERE deleted IS NULL;
+CREATE INDEX contexts_by_updated ON contexts (account_id, updated);
+CREATE INDEX contexts_tombstones ON contexts (account_id, deleted) WHERE deleted IS NOT NULL;
+`;
+
+export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'initial schema', sql: INITIAL_SCHEMA }];

@@ -1,0 +1,37 @@
+import pg from 'pg';
+
+export interface PostgresOptions {
+  /** `postgres://user:password@host:port/database` */
+  readonly url: string;
+  /** Connections kept by this process; default 10. */
+  readonly poolSize?: number;
+  /** Longest a single statement may run before the server cancels it; default 10 s. */
+  readonly statementTimeoutMs?: number;
+  /** Longest wait for a connection (new or pooled) before giving up with E503; default 5 s. */
+  readonly connectTimeoutMs?: number;
+}
+
+const DEFAULT_POOL_SIZE = 10;
+const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+const IDLE_CONNECTION_CLOSE_MS = 30_000;
+
+export function createPool(options: PostgresOptions): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? DEFAULT_POOL_SIZE,
+    // Without it, a pool whose connections are all busy (or a server that never answers) makes
+    // requests wait forever instead of failing fast with E503.
+    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    idleTimeoutMillis: IDLE_CONNECTION_CLOSE_MS,
+    statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+    // Notices a vanished server or a broken network path on idle connections.
+    keepAlive: true,
+    application_name: 'task-service',
+  });
+  // An idle pooled connection that the server drops (restart, admin kill) is reported here. The
+  // pool has already discarded it and opens a new one on demand, so there is nothing to do, but
+  // an 'error' event without a listener would crash the process.
+  pool.on('error', () => undefined);
+  return pool;
+}

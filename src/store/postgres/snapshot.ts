@@ -1,0 +1,124 @@
+import type pg from 'pg';
+import type { Micros } from '../../domain/time.js';
+import type { ListQuery, ListSnapshot } from '../store.js';
+import { NoSuchAccountError, translateError } from './errors.js';
+import { Lease } from './lease.js';
+import type { KindTable } from './tables.js';
+import { numberFromBigint, type BigintText } from './values.js';
+
+/** Rows per round trip: large answers stream in pieces of this size instead of being loaded whole. */
+export const LIST_BATCH_SIZE = 500;
+
+const READ_ACCOUNT_HEAD = 'SELECT rev, purged_rev, purged_updated FROM accounts WHERE id = $1';
+
+interface AccountHeadRow {
+  readonly rev: BigintText;
+  readonly purged_rev: BigintText;
+  readonly purged_updated: BigintText;
+}
+
+/**
+ * A list answer read inside one REPEATABLE READ transaction: the account's head and every batch
+ * come from the same snapshot, so the answer is consistent however long the caller takes to
+ * stream it. Batches are keyset pages (`rev > <last rev seen> ORDER BY rev LIMIT n`) on the
+ * `(account_id, rev)` index, so memory stays at one batch whatever the account's size.
+ */
+export class PostgresListSnapshot<T extends { readonly rev: number }> implements ListSnapshot<T> {
+  private lastRev: number;
+  private remaining: number;
+  private done = false;
+  private closed = false;
+
+  private constructor(
+    private readonly lease: Lease,
+    private readonly table: KindTable<T>,
+    private readonly accountId: number,
+    private readonly query: ListQuery,
+    readonly headRev: number,
+    readonly purgedRev: number,
+    readonly purgedUpdated: Micros,
+  ) {
+    this.lastRev = query.afterRev ?? 0;
+    this.remaining = query.limit ?? Number.POSITIVE_INFINITY;
+  }
+
+  static async open<T extends { readonly rev: number }>(
+    pool: pg.Pool,
+    table: KindTable<T>,
+    accountId: number,
+    query: ListQuery,
+  ): Promise<PostgresListSnapshot<T>> {
+    const lease = await Lease.take(pool);
+    try {
+      await lease.client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      // The first statement fixes the transaction's snapshot: the head read here and the rows
+      // read later agree, since a write updates both in one transaction.
+      const head = await lease.client.query<AccountHeadRow>(READ_ACCOUNT_HEAD, [accountId]);
+      const row = head.rows[0];
+      if (row === undefined) throw new NoSuchAccountError(accountId);
+      return new PostgresListSnapshot(
+        lease,
+        table,
+        accountId,
+        query,
+        numberFromBigint(row.rev),
+        numberFromBigint(row.purged_rev),
+        numberFromBigint(row.purged_updated),
+      );
+    } catch (error) {
+      await lease.rollback(error);
+      lease.release();
+      throw translateError(error);
+    }
+  }
+
+  async nextBatch(): Promise<readonly T[] | null> {
+    if (this.closed) throw new Error('list snapshot used after close');
+    if (this.done || this.remaining <= 0) return null;
+    const size = Math.min(LIST_BATCH_SIZE, this.remaining);
+    let batch: T[];
+    try {
+      batch = await this.table.select(this.lease.client, ...this.batchCondition(size));
+    } catch (error) {
+      this.lease.noteError(error);
+      throw translateError(error);
+    }
+    // A short batch means the table has nothing further; no need for an empty round trip.
+    if (batch.length < size) this.done = true;
+    const last = batch.at(-1);
+    if (last === undefined) return null;
+    this.lastRev = last.rev;
+    this.remaining -= batch.length;
+    return batch;
+  }
+
+  private batchCondition(size: number): [string, unknown[]] {
+    const params: unknown[] = [this.accountId, this.lastRev];
+    let condition = 'account_id = $1 AND rev > $2';
+    if (this.query.updatedAfter !== undefined) {
+      params.push(this.query.updatedAfter);
+      condition += ` AND updated > $${params.length}`;
+    }
+    if (!this.query.includeDeleted) condition += ' AND deleted IS NULL';
+    params.push(size);
+    condition += ` ORDER BY rev LIMIT $${params.length}`;
+    return [condition, params];
+  }
+
+  /**
+   * Ends the read-only transaction and returns the connection; safe to call more than once. It
+   * never throws: nothing was written, so a failed COMMIT loses nothing, and callers close in
+   * `finally` blocks where an error would hide the one that got them there.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.lease.client.query('COMMIT');
+    } catch {
+      this.lease.discard();
+    } finally {
+      this.lease.release();
+    }
+  }
+}

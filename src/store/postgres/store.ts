@@ -1,0 +1,103 @@
+import type pg from 'pg';
+import type { Account, NewAccount, NewToken, SettingsPatch, TokenGrant } from '../../domain/account.js';
+import type { Micros } from '../../domain/time.js';
+import type { ListQuery, ListSnapshot, RecordsByKind, Store, SyncKind, WriteTx } from '../store.js';
+import { AccountWriteQueue } from './account-queue.js';
+import * as accounts from './accounts.js';
+import { guarded } from './errors.js';
+import { applyMigrations } from './migrate.js';
+import { createPool, type PostgresOptions } from './pool.js';
+import { purgeTombstones } from './purge.js';
+import { PostgresListSnapshot } from './snapshot.js';
+import { KIND_TABLES } from './tables.js';
+import { writeForAccount } from './write.js';
+
+export type { PostgresOptions } from './pool.js';
+
+/**
+ * The store on PostgreSQL, for one or many service processes sharing a database. Every method
+ * reports an unreachable, stopping or overloaded database as StoreUnavailableError (E503); the
+ * pool reconnects by itself once the server is back.
+ */
+export class PostgresStore implements Store {
+  readonly engine = 'postgres';
+  private readonly writeQueue = new AccountWriteQueue();
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  migrate(): Promise<void> {
+    return guarded(() => applyMigrations(this.pool));
+  }
+
+  ping(): Promise<void> {
+    return guarded(async () => {
+      await this.pool.query('SELECT 1');
+    });
+  }
+
+  /**
+   * Waits for connections in use (open snapshots, running writes) to come back, then closes them
+   * all. Closing again returns the same promise rather than failing.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.pool.end();
+    return this.closing;
+  }
+
+  createAccount(account: NewAccount): Promise<Account> {
+    return guarded(() => accounts.createAccount(this.pool, account));
+  }
+
+  findAccount(username: string): Promise<Account | undefined> {
+    return guarded(() => accounts.findAccount(this.pool, username));
+  }
+
+  getAccount(id: number): Promise<Account | undefined> {
+    return guarded(() => accounts.getAccount(this.pool, id));
+  }
+
+  setDisabled(username: string, disabled: boolean): Promise<boolean> {
+    return guarded(() => accounts.setDisabled(this.pool, username, disabled));
+  }
+
+  updateSettings(accountId: number, patch: SettingsPatch): Promise<Account> {
+    return guarded(() => accounts.updateSettings(this.pool, accountId, patch));
+  }
+
+  insertToken(token: NewToken): Promise<void> {
+    return guarded(() => accounts.insertToken(this.pool, token));
+  }
+
+  findToken(hash: string): Promise<TokenGrant | undefined> {
+    return guarded(() => accounts.findToken(this.pool, hash));
+  }
+
+  revokeToken(hash: string): Promise<boolean> {
+    return guarded(() => accounts.revokeToken(this.pool, hash));
+  }
+
+  write<T>(accountId: number, work: (tx: WriteTx) => Promise<T>): Promise<T> {
+    return this.writeQueue.run(accountId, () => guarded(() => writeForAccount(this.pool, accountId, work)));
+  }
+
+  /** Deleted records included: a client that asks for one by id learns that it was deleted. */
+  get<K extends SyncKind>(accountId: number, kind: K, id: string): Promise<RecordsByKind[K] | undefined> {
+    return guarded(async () => {
+      const [record] = await KIND_TABLES[kind].select(this.pool, 'account_id = $1 AND id = $2', [accountId, id]);
+      return record;
+    });
+  }
+
+  list<K extends SyncKind>(accountId: number, kind: K, query: ListQuery): Promise<ListSnapshot<RecordsByKind[K]>> {
+    return guarded(() => PostgresListSnapshot.open(this.pool, KIND_TABLES[kind], accountId, query));
+  }
+
+  purge(deletedBefore: Micros): Promise<number> {
+    return guarded(() => purgeTombstones(this.pool, deletedBefore));
+  }
+}
+
+export function openPostgresStore(options: PostgresOptions): PostgresStore {
+  return new PostgresStore(createPool(options));
+}

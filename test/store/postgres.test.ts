@@ -1,0 +1,8 @@
+import { openTestPostgresStore } from './postgres-fixture.js';
+import { storeSuite } from './suite.js';
+
+// Each test gets a database of its own, dropped afterwards.
+storeSuite('postgres', async () => {
+  const { store, cleanup } = await openTestPostgresStore();
+  return { store, cleanup };
+});
