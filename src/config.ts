@@ -19,6 +19,8 @@ export interface ServeConfig {
   readonly retentionDays: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'silent';
   readonly synchronous: 'FULL' | 'NORMAL';
+  /** Requests per second allowed per token; null: no limit. */
+  readonly rateLimitPerSecond: number | null;
 }
 
 export type Command =
@@ -51,7 +53,7 @@ export class ConfigError extends Error {
 export const USAGE = `Usage:
   task-service serve [--host H] [--port P] [--data-dir D] [--database-url URL] [--http]
                      [--tls-cert FILE --tls-key FILE] [--maintenance] [--retention DAYS]
-                     [--log-level LEVEL] [--synchronous FULL|NORMAL]
+                     [--log-level LEVEL] [--synchronous FULL|NORMAL] [--rate-limit N/s]
   task-service migrate [--data-dir D] [--database-url URL]
   task-service user add <username> [--password-stdin] [--timezone ZONE]
   task-service user disable <username>
@@ -61,7 +63,7 @@ export const USAGE = `Usage:
 Every flag of serve has an environment variable: TASK_SERVICE_HOST, TASK_SERVICE_PORT,
 TASK_SERVICE_DATA_DIR, TASK_SERVICE_DATABASE_URL (or DATABASE_URL), TASK_SERVICE_HTTP=1,
 TASK_SERVICE_TLS_CERT, TASK_SERVICE_TLS_KEY, TASK_SERVICE_MAINTENANCE=1,
-TASK_SERVICE_RETENTION, TASK_SERVICE_LOG_LEVEL, TASK_SERVICE_SYNCHRONOUS.
+TASK_SERVICE_RETENTION, TASK_SERVICE_LOG_LEVEL, TASK_SERVICE_SYNCHRONOUS, TASK_SERVICE_RATE_LIMIT.
 Flags win over the environment.`;
 
 const OPTIONS = {
@@ -76,6 +78,7 @@ const OPTIONS = {
   retention: { type: 'string' },
   'log-level': { type: 'string' },
   synchronous: { type: 'string' },
+  'rate-limit': { type: 'string' },
   'password-stdin': { type: 'boolean' },
   timezone: { type: 'string' },
   scope: { type: 'string' },
@@ -93,6 +96,14 @@ function wholeNumber(text: string, what: string, min: number, max: number): numb
   const value = Number(text);
   if (value < min || value > max) throw new ConfigError(`${what} must be between ${min} and ${max}`);
   return value;
+}
+
+/** `--rate-limit 20/s` (or a bare `20`): requests per second per token. */
+function rateLimit(text: string | undefined): number | null {
+  if (text === undefined || text === '' || text === 'off') return null;
+  const match = /^(\d+)(?:\/s)?$/.exec(text);
+  if (match?.[1] === undefined) throw new ConfigError(`--rate-limit must look like 20/s, got "${text}"`);
+  return wholeNumber(match[1], '--rate-limit', 1, 1_000_000);
 }
 
 function truthy(text: string | undefined): boolean {
@@ -159,6 +170,7 @@ export function parseCommand(argv: readonly string[], env: Env): Command {
           ['FULL', 'NORMAL'] as const,
           'synchronous',
         ),
+        rateLimitPerSecond: rateLimit(values['rate-limit'] ?? env.TASK_SERVICE_RATE_LIMIT),
       };
       return Object.freeze(config);
     }

@@ -30,6 +30,7 @@ export async function serve(config: ServeConfig): Promise<void> {
     health: () => store.ping(),
     log,
     maintenance: config.maintenance,
+    rateLimitPerSecond: config.rateLimitPerSecond,
     tls: tls?.material ?? null,
   });
 

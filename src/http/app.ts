@@ -10,7 +10,10 @@ import type { LabelInput } from '../domain/label.js';
 import type { LabelService } from '../service/labels.js';
 import { DomainError } from '../domain/errors.js';
 import { StoreUnavailableError } from '../store/store.js';
-import { BODY_LIMIT_BYTES } from './request-body.js';
+import { BODY_LIMIT_BYTES, bodyTextOf } from './request-body.js';
+import type { Gate } from './auth.js';
+import { LoadShedder, type LoadLimits } from './load-shedder.js';
+import { TokenRateLimiter } from './rate-limit.js';
 import { rawPath, rawQuery } from './query.js';
 import { registerRecordRoutes } from './routes/records.js';
 import { registerSettingsRoutes } from './routes/settings.js';
@@ -30,12 +33,20 @@ export interface AppDeps {
   readonly health: () => Promise<void>;
   readonly log: Logger;
   readonly maintenance: boolean;
+  /** Requests per second per token; null: no limit. */
+  readonly rateLimitPerSecond?: number | null;
+  readonly loadLimits?: LoadLimits;
   /** TLS key and certificate (PEM); null serves plain HTTP. */
   readonly tls?: { readonly key: string | Buffer; readonly cert: string | Buffer } | null;
 }
 
+const HEADERS_TIMEOUT_MS = 10_000;
+
 /** Seconds a client should wait before retrying an E503. */
 const RETRY_AFTER_SECONDS = '1';
+
+/** Past these, new requests are refused with E503 rather than queued into a time-out. */
+const DEFAULT_LOAD_LIMITS: LoadLimits = { maxInFlight: 1024, maxEventLoopDelayMs: 1000 };
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -67,11 +78,13 @@ function wireErrorOf(error: unknown): WireError | undefined {
 }
 
 function reqdataOf(request: FastifyRequest): string {
-  return request.method === 'POST' ? request.bodyText : rawQuery(request);
+  return request.method === 'POST' ? bodyTextOf(request) : rawQuery(request);
 }
 
 function sendError(request: FastifyRequest, reply: FastifyReply, error: WireError): void {
   request.retcode = error.retcode;
+  // Also set by the onRequest hook; repeated here for the errors fastify raises before any hook.
+  void reply.header('x-content-type-options', 'nosniff');
   if (error.retcode === 'E401') void reply.header('www-authenticate', 'Bearer realm="task-service"');
   if (error.retcode === 'E503') void reply.header('retry-after', RETRY_AFTER_SECONDS);
   sendJson(reply, renderErrorBody(error.retcode, error.retmsg, reqdataOf(request)), statusOf(error.retcode));
@@ -87,14 +100,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT_BYTES,
     requestTimeout: 30_000,
     keepAliveTimeout: 10_000,
+    // A URL fastify cannot decode is answered by the catalogue too, not with fastify's own body.
+    frameworkErrors: (error, request, reply) => sendError(request, reply, wireErrorOf(error) ?? WireError.internal()),
     ...(deps.tls ? { https: { key: deps.tls.key, cert: deps.tls.cert, minVersion: 'TLSv1.2' as const } } : {}),
     // Fastify types an HTTPS app by its raw server; routes and hooks are the same for both and
     // nothing here touches the raw server, so both are handled as the default instance type.
   }) as unknown as FastifyInstance;
 
-  await app.register(compress, { global: true, threshold: 1024, encodings: ['gzip'] });
+  // A client that trickles its headers (slow loris) is cut off after this long.
+  app.server.headersTimeout = HEADERS_TIMEOUT_MS;
 
-  app.decorateRequest('bodyText', '');
+  // Responses only: request bodies are decoded by readJsonBody, which applies the body limit
+  // after gunzip and answers a broken stream with E001.
+  await app.register(compress, { global: true, globalDecompression: false, threshold: 1024, encodings: ['gzip'] });
+
+  app.decorateRequest('decodedBody', null);
   app.decorateRequest('grant', null);
   app.decorateRequest('retcode', undefined);
   app.decorateRequest('startedAt', 0n);
@@ -103,9 +123,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Every body is taken as bytes; the routes decide (E005, gzip, E001) in the contract's order.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
+  const shedder = new LoadShedder(deps.loadLimits ?? DEFAULT_LOAD_LIMITS);
+  shedder.start();
+  app.addHook('onClose', async () => shedder.stop());
+  const gate: Gate = {
+    accounts: deps.accounts,
+    limiter: deps.rateLimitPerSecond ? new TokenRateLimiter(deps.rateLimitPerSecond) : null,
+  };
+
   app.addHook('onRequest', async (request, reply) => {
     request.startedAt = process.hrtime.bigint();
     void reply.header('x-content-type-options', 'nosniff');
+    if (!shedder.enter()) throw WireError.unavailable();
+    reply.raw.once('close', () => shedder.leave());
     if (deps.maintenance && request.url.startsWith('/v1')) throw WireError.maintenance();
   });
 
@@ -138,22 +168,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     sendJson(reply, '{"status":"ok"}');
   });
 
-  registerSettingsRoutes(app, deps);
-  registerRecordRoutes<'task', TaskInput>(app, deps, {
+  registerSettingsRoutes(app, { gate, settings: deps.settings });
+  registerRecordRoutes<'task', TaskInput>(app, { gate, listing: deps.listing }, {
     path: 'tasks',
     kind: 'task',
     render: renderTask,
     readBody: readTaskBody,
     upsert: (account, inputs, asArray) => deps.tasks.upsert(account, inputs, asArray),
   });
-  registerRecordRoutes<'project', LabelInput>(app, deps, {
+  registerRecordRoutes<'project', LabelInput>(app, { gate, listing: deps.listing }, {
     path: 'projects',
     kind: 'project',
     render: renderProject,
     readBody: readProjectBody,
     upsert: (account, inputs, asArray) => deps.labels.upsertProjects(account, inputs, asArray),
   });
-  registerRecordRoutes<'context', LabelInput>(app, deps, {
+  registerRecordRoutes<'context', LabelInput>(app, { gate, listing: deps.listing }, {
     path: 'contexts',
     kind: 'context',
     render: renderContext,

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { TokenGrant } from '../domain/account.js';
 import type { AccountService } from '../service/accounts.js';
+import type { TokenRateLimiter } from './rate-limit.js';
 import { WireError } from './wire/errors.js';
 
 declare module 'fastify' {
@@ -22,16 +23,23 @@ function credentialOf(request: FastifyRequest): string | undefined {
   return new URLSearchParams(url.slice(mark + 1)).get('access_token') ?? undefined;
 }
 
+/** What every /v1 request passes: the token check, and the per-token rate limit when one is set. */
+export interface Gate {
+  readonly accounts: AccountService;
+  readonly limiter: TokenRateLimiter | null;
+}
+
 /**
  * Lets a request in or refuses it: E401 for a missing, malformed, unknown, expired or revoked
- * token; E403 for a disabled account or a read-only token on a POST.
+ * token; E403 for a disabled account or a read-only token on a POST; E503 past the rate limit.
  */
-export async function authenticate(accounts: AccountService, request: FastifyRequest): Promise<TokenGrant> {
+export async function authenticate(gate: Gate, request: FastifyRequest): Promise<TokenGrant> {
   const token = credentialOf(request);
   if (token === undefined || token === '') throw WireError.unauthorized();
-  const result = await accounts.authenticate(token);
+  const result = await gate.accounts.authenticate(token);
   if (!result.ok) throw result.denial === 'forbidden' ? WireError.forbidden() : WireError.unauthorized();
   if (request.method === 'POST' && result.grant.scope !== 'write') throw WireError.forbidden();
   request.grant = result.grant;
+  if (gate.limiter !== null && !gate.limiter.admit(token)) throw WireError.unavailable();
   return result.grant;
 }

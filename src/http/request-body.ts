@@ -9,46 +9,63 @@ const JSON_CONTENT_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 const lenientUtf8 = new TextDecoder('utf-8');
 
+/** A POST body with its transfer encoding undone and read as UTF-8. */
+interface DecodedBody {
+  /** The text, invalid UTF-8 replaced by U+FFFD: what an error's `reqdata` echoes. */
+  readonly text: string;
+  /** True when the bytes were valid UTF-8 (so `text` is exactly what was sent). */
+  readonly validUtf8: boolean;
+  /** Why the bytes could not be decoded: broken gzip or unknown encoding (E001), too large (E006). */
+  readonly failure: WireError | undefined;
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The body as text, once read: what an error's `reqdata` echoes. */
-    bodyText: string;
+    /** The body once decoded (null until needed): an error echoes it even before the route reads it. */
+    decodedBody: DecodedBody | null;
   }
 }
 
-/**
- * Reads a POST body the way the contract wants: JSON content type (else E005), gzip undone when
- * declared (broken stream E001, too large E006), strict UTF-8 and JSON (else E001). The body text
- * is kept first, so that every error can echo it.
- */
-export function readJsonBody(request: FastifyRequest): unknown {
+/** Gzip undone when declared, then UTF-8 read; a failure is kept for the route to report in order. */
+function decodeBody(request: FastifyRequest): DecodedBody {
   const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
   const encoding = (request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   let bytes = raw;
-  let decodeError: WireError | undefined;
+  let failure: WireError | undefined;
   if (encoding === 'gzip' || encoding === 'x-gzip') {
     try {
       bytes = gunzipWithin(raw);
     } catch (error) {
-      decodeError = error instanceof WireError ? error : WireError.unparsableJson();
+      failure = error instanceof WireError ? error : WireError.unparsableJson();
       bytes = Buffer.alloc(0);
     }
   } else if (encoding !== 'identity' && encoding !== '') {
-    decodeError = WireError.unparsableJson();
+    failure = WireError.unparsableJson();
   }
-
-  let text: string | undefined;
   try {
-    text = strictUtf8.decode(bytes);
+    return { text: strictUtf8.decode(bytes), validUtf8: true, failure };
   } catch {
-    text = undefined;
+    return { text: lenientUtf8.decode(bytes), validUtf8: false, failure };
   }
-  request.bodyText = text ?? lenientUtf8.decode(bytes);
+}
 
+/** The body of a POST as text, decoded once per request: what an error's `reqdata` echoes. */
+export function bodyTextOf(request: FastifyRequest): string {
+  request.decodedBody ??= decodeBody(request);
+  return request.decodedBody.text;
+}
+
+/**
+ * Reads a POST body the way the contract wants: JSON content type (else E005), gzip undone when
+ * declared (broken stream E001, too large E006), strict UTF-8 and JSON (else E001).
+ */
+export function readJsonBody(request: FastifyRequest): unknown {
+  request.decodedBody ??= decodeBody(request);
+  const { text, validUtf8, failure } = request.decodedBody;
   const contentType = request.headers['content-type'];
   if (contentType === undefined || !JSON_CONTENT_TYPE.test(contentType.trim())) throw WireError.contentType();
-  if (decodeError !== undefined) throw decodeError;
-  if (text === undefined || text.trim() === '') throw WireError.unparsableJson();
+  if (failure !== undefined) throw failure;
+  if (!validUtf8 || text.trim() === '') throw WireError.unparsableJson();
   try {
     return JSON.parse(text) as unknown;
   } catch {

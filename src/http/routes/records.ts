@@ -2,8 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Account } from '../../domain/account.js';
 import type { ListingService } from '../../service/listing.js';
 import type { RecordsByKind, SyncKind } from '../../store/store.js';
-import { authenticate } from '../auth.js';
-import type { AccountService } from '../../service/accounts.js';
+import { authenticate, type Gate } from '../auth.js';
 import { readJsonBody } from '../request-body.js';
 import { readQuery } from '../query.js';
 import { readListQuery } from '../schemas/list-query.js';
@@ -21,7 +20,7 @@ export interface RecordResource<K extends SyncKind, Input> {
 }
 
 export interface RecordRouteDeps {
-  readonly accounts: AccountService;
+  readonly gate: Gate;
   readonly listing: ListingService;
 }
 
@@ -46,7 +45,7 @@ export function registerRecordRoutes<K extends SyncKind, Input>(
   const base = `/v1/${resource.path}`;
 
   const list = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const { account } = await authenticate(deps.accounts, request);
+    const { account } = await authenticate(deps.gate, request);
     const zone = account.timezone;
     const listing = await deps.listing.open(account.id, resource.kind, readListQuery(request, zone));
     sendJson(reply, await listBody(listing, (record) => resource.render(record, zone)));
@@ -56,14 +55,14 @@ export function registerRecordRoutes<K extends SyncKind, Input>(
   app.get(`${base}/*`, async (request, reply) => {
     const id = idOf(request, `${base}/`);
     if (id === '') return list(request, reply);
-    const { account } = await authenticate(deps.accounts, request);
+    const { account } = await authenticate(deps.gate, request);
     readQuery(request, []);
     const record = await deps.listing.get(account.id, resource.kind, id);
     sendJson(reply, resource.render(record, account.timezone));
   });
 
   app.post(base, async (request, reply) => {
-    const { account } = await authenticate(deps.accounts, request);
+    const { account } = await authenticate(deps.gate, request);
     readQuery(request, []);
     const { inputs, asArray } = resource.readBody(readJsonBody(request), account.timezone);
     const stored = await resource.upsert(account, inputs, asArray);

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { AccountService } from '../../service/accounts.js';
 import type { SettingsService } from '../../service/settings.js';
-import { authenticate } from '../auth.js';
+import { authenticate, type Gate } from '../auth.js';
 import { readQuery } from '../query.js';
 import { readJsonBody } from '../request-body.js';
 import { readSettings } from '../schemas/settings.js';
@@ -11,16 +10,16 @@ import { microsFromMillis } from '../../domain/time.js';
 
 export function registerSettingsRoutes(
   app: FastifyInstance,
-  deps: { readonly accounts: AccountService; readonly settings: SettingsService },
+  deps: { readonly gate: Gate; readonly settings: SettingsService },
 ): void {
   app.get('/v1/settings', async (request, reply) => {
-    const { account } = await authenticate(deps.accounts, request);
+    const { account } = await authenticate(deps.gate, request);
     readQuery(request, []);
     const current = await deps.settings.get(account.id);
     sendJson(reply, renderSettings(current, microsFromMillis(Date.now())));
   });
   app.post('/v1/settings', async (request, reply) => {
-    const { account } = await authenticate(deps.accounts, request);
+    const { account } = await authenticate(deps.gate, request);
     readQuery(request, []);
     const updated = await deps.settings.update(account.id, readSettings(readJsonBody(request)));
     sendJson(reply, renderSettings(updated, microsFromMillis(Date.now())));

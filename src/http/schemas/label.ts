@@ -2,15 +2,16 @@ import { z } from 'zod';
 import { LABEL_NAME_MAX, type LabelInput } from '../../domain/label.js';
 import { TASK_LIMITS } from '../../domain/task.js';
 import { firstIssue } from './issues.js';
+import { text } from './text.js';
 import { readOneOrMany } from './one-or-many.js';
 import { readDateField } from './dates.js';
 
 const projectShape = z.object({
   id: z.string().regex(TASK_LIMITS.idPattern).optional(),
-  name: z.string().min(1).max(LABEL_NAME_MAX).optional(),
-  notes: z.string().max(TASK_LIMITS.notesMax).nullable().optional(),
-  archived: z.string().max(64).nullable().optional(),
-  deleted: z.string().max(64).nullable().optional(),
+  name: text(1, LABEL_NAME_MAX).optional(),
+  notes: text(0, TASK_LIMITS.notesMax).nullable().optional(),
+  archived: text(0, 64).nullable().optional(),
+  deleted: text(0, 64).nullable().optional(),
   if_rev: z.int().min(0).optional(),
 });
 

@@ -2,12 +2,13 @@ import { z } from 'zod';
 import type { SettingsPatch } from '../../domain/account.js';
 import { WireError } from '../wire/errors.js';
 import { firstIssue } from './issues.js';
+import { text } from './text.js';
 
 /** What POST /v1/settings may change; other fields are ignored (clients send the settings back). */
 const settingsShape = z.object({
-  nickname: z.string().max(100).optional(),
-  timezone: z.string().min(1).max(64).optional(),
-  language: z.string().min(1).max(35).optional(),
+  nickname: text(0, 100).optional(),
+  timezone: text(1, 64).optional(),
+  language: text(1, 35).optional(),
   week_start: z.int().min(0).max(6).optional(),
 });
 

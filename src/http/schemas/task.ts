@@ -3,17 +3,18 @@ import { ATTRIBUTES, TASK_LIMITS, type LabelRef, type Priority, type TaskInput }
 import { LABEL_NAME_MAX } from '../../domain/label.js';
 import { readDateField } from './dates.js';
 import { firstIssue } from './issues.js';
+import { text } from './text.js';
 import { readOneOrMany } from './one-or-many.js';
 
-const dateText = z.string().max(64).nullable().optional();
-const labelName = z.string().max(LABEL_NAME_MAX).nullable().optional();
-const labelId = z.string().max(64).nullable().optional();
+const dateText = text(0, 64).nullable().optional();
+const labelName = text(0, LABEL_NAME_MAX).nullable().optional();
+const labelId = text(0, 64).nullable().optional();
 
 /** The shape of one task in a POST body; unknown fields are dropped (clients send whole tasks back). */
 const taskShape = z.object({
   id: z.string().regex(TASK_LIMITS.idPattern).optional(),
-  title: z.string().min(1).max(TASK_LIMITS.titleMax).optional(),
-  notes: z.string().max(TASK_LIMITS.notesMax).nullable().optional(),
+  title: text(1, TASK_LIMITS.titleMax).optional(),
+  notes: text(0, TASK_LIMITS.notesMax).nullable().optional(),
   attribute: z.enum(ATTRIBUTES).optional(),
   all_day: z.boolean().optional(),
   start_at: dateText,
@@ -25,9 +26,9 @@ const taskShape = z.object({
   project_id: labelId,
   context: labelName,
   context_id: labelId,
-  tags: z.array(z.string().min(1).max(TASK_LIMITS.tagMax)).max(TASK_LIMITS.tagsMax).nullable().optional(),
+  tags: z.array(text(1, TASK_LIMITS.tagMax)).max(TASK_LIMITS.tagsMax).nullable().optional(),
   priority: z.int().min(0).max(3).optional(),
-  repeater: z.string().max(1000).nullable().optional(),
+  repeater: text(0, 1000).nullable().optional(),
   if_rev: z.int().min(0).optional(),
 });
 
