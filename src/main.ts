@@ -7,6 +7,7 @@ import { ListingService } from './service/listing.js';
 import { SettingsService } from './service/settings.js';
 import { TaskService } from './service/tasks.js';
 import { LabelService } from './service/labels.js';
+import { IDEMPOTENCY_WINDOW_MICROS } from './service/idempotency.js';
 import { loadTls } from './cli/tls-files.js';
 import { openStore } from './store/open.js';
 
@@ -35,10 +36,11 @@ export async function serve(config: ServeConfig): Promise<void> {
   });
 
   const purge = async (): Promise<void> => {
-    const before = microsFromMillis(Date.now()) - config.retentionDays * MICROS_PER_DAY;
+    const now = microsFromMillis(Date.now());
     try {
-      const purged = await store.purge(before);
+      const purged = await store.purge(now - config.retentionDays * MICROS_PER_DAY);
       if (purged > 0) log.info({ purged }, 'purged deleted records past retention');
+      await store.forgetAnswers(now - IDEMPOTENCY_WINDOW_MICROS);
     } catch (error) {
       log.warn({ err: error }, 'purge failed; will try again');
     }

@@ -165,7 +165,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.get('/healthz', async (_request, reply) => {
     await deps.health();
-    sendJson(reply, '{"status":"ok"}');
+    return sendJson(reply, '{"status":"ok"}');
   });
 
   registerSettingsRoutes(app, { gate, settings: deps.settings });
@@ -174,21 +174,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     kind: 'task',
     render: renderTask,
     readBody: readTaskBody,
-    upsert: (account, inputs, asArray) => deps.tasks.upsert(account, inputs, asArray),
+    upsert: (account, inputs, asArray, answering) => deps.tasks.upsert(account, inputs, asArray, answering),
   });
   registerRecordRoutes<'project', LabelInput>(app, { gate, listing: deps.listing }, {
     path: 'projects',
     kind: 'project',
     render: renderProject,
     readBody: readProjectBody,
-    upsert: (account, inputs, asArray) => deps.labels.upsertProjects(account, inputs, asArray),
+    upsert: (account, inputs, asArray, answering) => deps.labels.upsertProjects(account, inputs, asArray, answering),
   });
   registerRecordRoutes<'context', LabelInput>(app, { gate, listing: deps.listing }, {
     path: 'contexts',
     kind: 'context',
     render: renderContext,
     readBody: readContextBody,
-    upsert: (account, inputs, asArray) => deps.labels.upsertContexts(account, inputs, asArray),
+    upsert: (account, inputs, asArray, answering) => deps.labels.upsertContexts(account, inputs, asArray, answering),
   });
 
   return app;

@@ -1,8 +1,10 @@
 import type { Account } from '../domain/account.js';
-import { atIndex, DomainError, invalid } from '../domain/errors.js';
+import { DomainError, invalid } from '../domain/errors.js';
+import { applyEach } from './apply-each.js';
 import type { Context, LabelInput, LabelKind, Project } from '../domain/label.js';
 import { mergeContext, mergeProject, touchesTasks } from '../domain/label-rules.js';
 import type { Store, WriteTx } from '../store/store.js';
+import { answerOnce, type Answering } from './idempotency.js';
 import { newRecordId } from './ids.js';
 
 /** The parts in which projects and contexts differ, so one use case serves both. */
@@ -34,12 +36,22 @@ const contexts: LabelAccess<Context> = {
 export class LabelService {
   constructor(private readonly store: Store) {}
 
-  upsertProjects(account: Account, inputs: readonly LabelInput[], asArray: boolean): Promise<Project[]> {
-    return this.upsert(account, projects, inputs, asArray);
+  upsertProjects(
+    account: Account,
+    inputs: readonly LabelInput[],
+    asArray: boolean,
+    answering: Answering<Project>,
+  ): Promise<string> {
+    return this.upsert(account, projects, inputs, asArray, answering);
   }
 
-  upsertContexts(account: Account, inputs: readonly LabelInput[], asArray: boolean): Promise<Context[]> {
-    return this.upsert(account, contexts, inputs, asArray);
+  upsertContexts(
+    account: Account,
+    inputs: readonly LabelInput[],
+    asArray: boolean,
+    answering: Answering<Context>,
+  ): Promise<string> {
+    return this.upsert(account, contexts, inputs, asArray, answering);
   }
 
   private upsert<L extends Project | Context>(
@@ -47,18 +59,13 @@ export class LabelService {
     access: LabelAccess<L>,
     inputs: readonly LabelInput[],
     asArray: boolean,
-  ): Promise<L[]> {
-    return this.store.write(account.id, async (tx) => {
-      const stored: L[] = [];
-      for (const [index, input] of inputs.entries()) {
-        try {
-          stored.push(await upsertOne(tx, access, input));
-        } catch (error) {
-          throw asArray && error instanceof DomainError ? atIndex(error, index) : error;
-        }
-      }
-      return stored;
-    });
+    answering: Answering<L>,
+  ): Promise<string> {
+    return this.store.write(account.id, (tx) =>
+      answerOnce(tx, answering.idempotency, async () =>
+        answering.render(await applyEach(inputs, asArray, (input) => upsertOne(tx, access, input))),
+      ),
+    );
   }
 }
 

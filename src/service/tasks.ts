@@ -1,8 +1,10 @@
 import type { Account } from '../domain/account.js';
-import { atIndex, DomainError, invalid } from '../domain/errors.js';
+import { DomainError, invalid } from '../domain/errors.js';
+import { applyEach } from './apply-each.js';
 import type { Label, LabelRef, Task, TaskInput } from '../domain/task.js';
 import { mergeTask } from '../domain/task-rules.js';
 import type { Store, WriteTx } from '../store/store.js';
+import { answerOnce, type Answering } from './idempotency.js';
 import { newRecordId } from './ids.js';
 
 export class TaskService {
@@ -12,18 +14,12 @@ export class TaskService {
    * Creates or updates each task, all in one transaction: every change gets its own `rev`, and one
    * refused task refuses them all. In an array request the error names the index.
    */
-  upsert(account: Account, inputs: readonly TaskInput[], asArray: boolean): Promise<Task[]> {
-    return this.store.write(account.id, async (tx) => {
-      const stored: Task[] = [];
-      for (const [index, input] of inputs.entries()) {
-        try {
-          stored.push(await this.upsertOne(tx, account.timezone, input));
-        } catch (error) {
-          throw asArray && error instanceof DomainError ? atIndex(error, index) : error;
-        }
-      }
-      return stored;
-    });
+  upsert(account: Account, inputs: readonly TaskInput[], asArray: boolean, answering: Answering<Task>): Promise<string> {
+    return this.store.write(account.id, (tx) =>
+      answerOnce(tx, answering.idempotency, async () =>
+        answering.render(await applyEach(inputs, asArray, (input) => this.upsertOne(tx, account.timezone, input))),
+      ),
+    );
   }
 
   private async upsertOne(tx: WriteTx, zone: string, input: TaskInput): Promise<Task> {

@@ -52,6 +52,17 @@ export interface WriteTx {
   putContext(draft: ContextDraft): Promise<Context>;
   /** Live tasks (not deleted) that point at the project or context, for renames and deletions. */
   tasksWithLabel(kind: 'project' | 'context', id: string): Promise<readonly Task[]>;
+  /** The answer kept for an `Idempotency-Key` of this account, if any. */
+  findAnswer(key: string): Promise<StoredAnswer | undefined>;
+  /** Keeps (or replaces) the answer for an `Idempotency-Key`, committed with the writes it answers. */
+  saveAnswer(key: string, requestHash: string, answer: string): Promise<void>;
+}
+
+/** The first answer to a POST with an `Idempotency-Key`, replayed to retries. */
+export interface StoredAnswer {
+  readonly requestHash: string;
+  readonly answer: string;
+  readonly created: Micros;
 }
 
 export interface Store {
@@ -79,6 +90,8 @@ export interface Store {
   list<K extends SyncKind>(accountId: number, kind: K, query: ListQuery): Promise<ListSnapshot<RecordsByKind[K]>>;
   /** Removes tombstones deleted before `deletedBefore`, remembering per account what was purged. */
   purge(deletedBefore: Micros): Promise<number>;
+  /** Drops the answers kept for `Idempotency-Key`s made before `createdBefore`. */
+  forgetAnswers(createdBefore: Micros): Promise<number>;
 }
 
 /** The database cannot be reached or is shutting down; the request may be retried later (E503). */

@@ -9,6 +9,8 @@ import { readListQuery } from '../schemas/list-query.js';
 import { listBody } from '../list-body.js';
 import { sendJson } from '../send.js';
 import { WireError } from '../wire/errors.js';
+import { idempotencyOf } from '../idempotency-key.js';
+import type { Answering } from '../../service/idempotency.js';
 
 /** One synced resource (`/v1/tasks`, …): how its records are read from a body, written and shown. */
 export interface RecordResource<K extends SyncKind, Input> {
@@ -16,7 +18,12 @@ export interface RecordResource<K extends SyncKind, Input> {
   readonly kind: K;
   readonly render: (record: RecordsByKind[K], zone: string) => string;
   readonly readBody: (body: unknown, zone: string) => { inputs: Input[]; asArray: boolean };
-  readonly upsert: (account: Account, inputs: readonly Input[], asArray: boolean) => Promise<RecordsByKind[K][]>;
+  readonly upsert: (
+    account: Account,
+    inputs: readonly Input[],
+    asArray: boolean,
+    answering: Answering<RecordsByKind[K]>,
+  ) => Promise<string>;
 }
 
 export interface RecordRouteDeps {
@@ -44,11 +51,11 @@ export function registerRecordRoutes<K extends SyncKind, Input>(
 ): void {
   const base = `/v1/${resource.path}`;
 
-  const list = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  const list = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const { account } = await authenticate(deps.gate, request);
     const zone = account.timezone;
     const listing = await deps.listing.open(account.id, resource.kind, readListQuery(request, zone));
-    sendJson(reply, await listBody(listing, (record) => resource.render(record, zone)));
+    return sendJson(reply, await listBody(listing, (record) => resource.render(record, zone)));
   };
 
   app.get(base, list);
@@ -58,15 +65,18 @@ export function registerRecordRoutes<K extends SyncKind, Input>(
     const { account } = await authenticate(deps.gate, request);
     readQuery(request, []);
     const record = await deps.listing.get(account.id, resource.kind, id);
-    sendJson(reply, resource.render(record, account.timezone));
+    return sendJson(reply, resource.render(record, account.timezone));
   });
 
   app.post(base, async (request, reply) => {
     const { account } = await authenticate(deps.gate, request);
     readQuery(request, []);
     const { inputs, asArray } = resource.readBody(readJsonBody(request), account.timezone);
-    const stored = await resource.upsert(account, inputs, asArray);
-    const rendered = stored.map((record) => resource.render(record, account.timezone));
-    sendJson(reply, asArray ? `{"entries":[${rendered.join(',')}]}` : (rendered[0] ?? '{}'));
+    const render = (stored: readonly RecordsByKind[K][]): string => {
+      const rendered = stored.map((record) => resource.render(record, account.timezone));
+      return asArray ? `{"entries":[${rendered.join(',')}]}` : (rendered[0] ?? '{}');
+    };
+    const answer = await resource.upsert(account, inputs, asArray, { render, idempotency: idempotencyOf(request) });
+    return sendJson(reply, answer);
   });
 }

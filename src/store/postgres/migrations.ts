@@ -112,4 +112,20 @@ CREATE INDEX contexts_by_updated ON contexts (account_id, updated);
 CREATE INDEX contexts_tombstones ON contexts (account_id, deleted) WHERE deleted IS NOT NULL;
 `;
 
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'initial schema', sql: INITIAL_SCHEMA }];
+/** The first answer to each `Idempotency-Key`, replayed to retries for a day. */
+const IDEMPOTENCY_ANSWERS = `
+CREATE TABLE idempotency_answers (
+  account_id   bigint NOT NULL REFERENCES accounts (id),
+  key          text NOT NULL,
+  request_hash text NOT NULL,
+  answer       text NOT NULL,
+  created      bigint NOT NULL,
+  PRIMARY KEY (account_id, key)
+);
+CREATE INDEX idempotency_answers_by_created ON idempotency_answers (account_id, created);
+`;
+
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'initial schema', sql: INITIAL_SCHEMA },
+  { version: 2, name: 'idempotency answers', sql: IDEMPOTENCY_ANSWERS },
+];

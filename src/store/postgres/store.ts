@@ -93,6 +93,15 @@ export class PostgresStore implements Store {
     return guarded(() => PostgresListSnapshot.open(this.pool, KIND_TABLES[kind], accountId, query));
   }
 
+  forgetAnswers(createdBefore: Micros): Promise<number> {
+    // One statement over all accounts: a maintenance sweep, not a data query (a distributed
+    // database runs it on every shard).
+    return guarded(async () => {
+      const result = await this.pool.query('DELETE FROM idempotency_answers WHERE created < $1', [createdBefore]);
+      return result.rowCount ?? 0;
+    });
+  }
+
   purge(deletedBefore: Micros): Promise<number> {
     return guarded(() => purgeTombstones(this.pool, deletedBefore));
   }

@@ -3,7 +3,7 @@ import { invalid } from '../../domain/errors.js';
 import type { Context, ContextDraft, LabelKind, Project, ProjectDraft } from '../../domain/label.js';
 import type { Task, TaskDraft } from '../../domain/task.js';
 import { microsFromMillis, nextUpdated, type Micros } from '../../domain/time.js';
-import type { RecordsByKind, SyncKind, WriteTx } from '../store.js';
+import type { RecordsByKind, StoredAnswer, SyncKind, WriteTx } from '../store.js';
 import { isUniqueViolation } from './errors.js';
 import { contextFromRow, projectFromRow, taskFromRow, type ContextRow, type ProjectRow, type TaskRow } from './rows.js';
 import { KIND_TABLES } from './tables.js';
@@ -119,6 +119,26 @@ export class PostgresWriteTx implements WriteTx {
       this.accountId,
       id,
     ]);
+  }
+
+  async findAnswer(key: string): Promise<StoredAnswer | undefined> {
+    this.assertOpen();
+    const result = await this.client.query<{ request_hash: string; answer: string; created: string }>(
+      'SELECT request_hash, answer, created FROM idempotency_answers WHERE account_id = $1 AND key = $2',
+      [this.accountId, key],
+    );
+    const [row] = result.rows;
+    return row === undefined ? undefined : { requestHash: row.request_hash, answer: row.answer, created: Number(row.created) };
+  }
+
+  async saveAnswer(key: string, requestHash: string, answer: string): Promise<void> {
+    this.assertOpen();
+    await this.client.query(
+      `INSERT INTO idempotency_answers (account_id, key, request_hash, answer, created) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (account_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, answer = EXCLUDED.answer,
+         created = EXCLUDED.created`,
+      [this.accountId, key, requestHash, answer, microsFromMillis(Date.now())],
+    );
   }
 
   async putTask(draft: TaskDraft): Promise<Task> {
