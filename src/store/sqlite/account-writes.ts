@@ -1,0 +1,125 @@
+import type { Account, NewAccount, NewToken, SettingsPatch } from '../../domain/account.js';
+import type { Micros } from '../../domain/time.js';
+import { UsernameTakenError } from '../store.js';
+import { DEFAULT_LANGUAGE, DEFAULT_WEEK_START } from './account-defaults.js';
+import { ACCOUNT_COLUMNS, accountFromRow, type AccountHeadRow, type AccountRow } from './account-rows.js';
+import type { SqliteDatabase } from './connection.js';
+import { isUniqueViolation } from './sqlite-errors.js';
+
+interface SettingsParams {
+  readonly id: number;
+  readonly nickname: string | null;
+  readonly timezone: string | null;
+  readonly language: string | null;
+  readonly week_start: number | null;
+  readonly now: number;
+}
+
+/** Statements that change accounts and tokens, prepared once on the write connection. */
+export class AccountWrites {
+  readonly #insertAccount;
+  readonly #setDisabled;
+  readonly #updateSettings;
+  readonly #insertToken;
+  readonly #revokeToken;
+  readonly #head;
+  readonly #setHead;
+  readonly #allIds;
+
+  constructor(db: SqliteDatabase) {
+    this.#insertAccount = db.prepare<
+      [username: string, passwordHash: string | null, nickname: string, timezone: string, language: string,
+        weekStart: number, created: number, updated: number],
+      AccountRow
+    >(
+      `INSERT INTO accounts (username, password_hash, nickname, timezone, language, week_start, created, updated)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       RETURNING ${ACCOUNT_COLUMNS}`,
+    );
+    this.#setDisabled = db.prepare<[disabled: number, username: string]>(
+      'UPDATE accounts SET disabled = ? WHERE username = ?',
+    );
+    // An absent field binds NULL and keeps its value. `updated` never goes back, like the
+    // stamps of records, even when the clock does.
+    this.#updateSettings = db.prepare<SettingsParams, AccountRow>(
+      `UPDATE accounts SET
+         nickname = coalesce(@nickname, nickname), timezone = coalesce(@timezone, timezone),
+         language = coalesce(@language, language), week_start = coalesce(@week_start, week_start),
+         updated = max(@now, updated + 1)
+       WHERE id = @id
+       RETURNING ${ACCOUNT_COLUMNS}`,
+    );
+    this.#insertToken = db.prepare<
+      [hash: string, accountId: number, scope: string, name: string, created: number, expiresAt: number | null]
+    >('INSERT INTO tokens (hash, account_id, scope, name, created, expires_at) VALUES (?, ?, ?, ?, ?, ?)');
+    // Revoking twice keeps the first time.
+    this.#revokeToken = db.prepare<[revokedAt: number, hash: string]>(
+      'UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE hash = ?',
+    );
+    this.#head = db.prepare<[accountId: number], AccountHeadRow>('SELECT rev, last_updated FROM accounts WHERE id = ?');
+    this.#setHead = db.prepare<[rev: number, lastUpdated: number, accountId: number]>(
+      'UPDATE accounts SET rev = ?, last_updated = ? WHERE id = ?',
+    );
+    this.#allIds = db.prepare<[], number>('SELECT id FROM accounts ORDER BY id').pluck();
+  }
+
+  createAccount(account: NewAccount, now: Micros): Account {
+    try {
+      const row = this.#insertAccount.get(
+        account.username,
+        account.passwordHash,
+        account.username,
+        account.timezone,
+        DEFAULT_LANGUAGE,
+        DEFAULT_WEEK_START,
+        now,
+        now,
+      );
+      if (row === undefined) throw new Error('inserting an account returned no row');
+      return accountFromRow(row);
+    } catch (error) {
+      // username is the only unique column a new account can clash on (id is assigned).
+      if (isUniqueViolation(error)) throw new UsernameTakenError(account.username);
+      throw error;
+    }
+  }
+
+  setDisabled(username: string, disabled: boolean): boolean {
+    return this.#setDisabled.run(disabled ? 1 : 0, username).changes > 0;
+  }
+
+  updateSettings(accountId: number, patch: SettingsPatch, now: Micros): Account {
+    const row = this.#updateSettings.get({
+      id: accountId,
+      nickname: patch.nickname ?? null,
+      timezone: patch.timezone ?? null,
+      language: patch.language ?? null,
+      week_start: patch.weekStart ?? null,
+      now,
+    });
+    if (row === undefined) throw new Error(`no account with id ${accountId}`);
+    return accountFromRow(row);
+  }
+
+  insertToken(token: NewToken, now: Micros): void {
+    this.#insertToken.run(token.hash, token.accountId, token.scope, token.name, now, token.expiresAt);
+  }
+
+  revokeToken(hash: string, now: Micros): boolean {
+    return this.#revokeToken.run(now, hash).changes > 0;
+  }
+
+  /** The account's change number and last stamp; undefined when there is no such account. */
+  head(accountId: number): AccountHeadRow | undefined {
+    return this.#head.get(accountId);
+  }
+
+  setHead(accountId: number, rev: number, lastUpdated: Micros): void {
+    this.#setHead.run(rev, lastUpdated, accountId);
+  }
+
+  /** Every account's id, for the housekeeping that goes account by account. */
+  allIds(): number[] {
+    return this.#allIds.all();
+  }
+}

@@ -1,0 +1,170 @@
+import type { SqliteDatabase } from './connection.js';
+
+interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+/*
+ * Times are integer microseconds since the epoch (Micros); booleans are 0/1; text is stored as
+ * received. Every table and index of account data leads with account_id, so one account's rows
+ * are contiguous and nothing can be looked up across accounts by accident.
+ */
+const INITIAL_SCHEMA = `
+CREATE TABLE accounts (
+  id             INTEGER PRIMARY KEY,
+  username       TEXT    NOT NULL UNIQUE,
+  password_hash  TEXT,
+  nickname       TEXT    NOT NULL,
+  timezone       TEXT    NOT NULL,
+  language       TEXT    NOT NULL,
+  week_start     INTEGER NOT NULL CHECK (week_start BETWEEN 0 AND 6),
+  disabled       INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1)),
+  created        INTEGER NOT NULL,
+  updated        INTEGER NOT NULL,
+  -- The head change number: the rev of the account's last change.
+  rev            INTEGER NOT NULL DEFAULT 0,
+  -- The updated stamp of the last change: the next one is strictly later.
+  last_updated   INTEGER NOT NULL DEFAULT 0,
+  -- The largest rev and updated among purged tombstones: older sync positions are expired.
+  purged_rev     INTEGER NOT NULL DEFAULT 0,
+  purged_updated INTEGER NOT NULL DEFAULT 0
+) STRICT;
+
+CREATE TABLE tokens (
+  hash       TEXT    PRIMARY KEY, -- SHA-256 of the token, hex
+  account_id INTEGER NOT NULL REFERENCES accounts (id),
+  scope      TEXT    NOT NULL CHECK (scope IN ('read', 'write')),
+  name       TEXT    NOT NULL,
+  created    INTEGER NOT NULL,
+  expires_at INTEGER,
+  revoked_at INTEGER
+) STRICT;
+
+CREATE TABLE tasks (
+  account_id   INTEGER NOT NULL REFERENCES accounts (id),
+  id           TEXT    NOT NULL,
+  title        TEXT    NOT NULL,
+  notes        TEXT    NOT NULL,
+  attribute    TEXT    NOT NULL CHECK (attribute IN ('inbox', 'next', 'plan', 'noplan', 'waiting')),
+  all_day      INTEGER NOT NULL CHECK (all_day IN (0, 1)),
+  start_at     INTEGER,
+  end_at       INTEGER,
+  completed    INTEGER,
+  trashed      INTEGER,
+  deleted      INTEGER,
+  -- The project and context as the task shows them; no foreign key, because a purged project
+  -- may still be named by a tombstone task that is purged later.
+  project_id   TEXT,
+  project_name TEXT,
+  context_id   TEXT,
+  context_name TEXT,
+  tags         TEXT    NOT NULL, -- JSON array of strings
+  priority     INTEGER NOT NULL CHECK (priority BETWEEN 0 AND 3),
+  repeater     TEXT,
+  created      INTEGER NOT NULL,
+  updated      INTEGER NOT NULL,
+  rev          INTEGER NOT NULL,
+  PRIMARY KEY (account_id, id),
+  CHECK ((project_id IS NULL) = (project_name IS NULL)),
+  CHECK ((context_id IS NULL) = (context_name IS NULL))
+) STRICT;
+CREATE UNIQUE INDEX tasks_by_rev ON tasks (account_id, rev);
+-- updated grows with rev within an account, so "updated after" is a range of this index.
+CREATE INDEX tasks_by_updated ON tasks (account_id, updated);
+CREATE INDEX tasks_live_by_project ON tasks (account_id, project_id) WHERE deleted IS NULL;
+CREATE INDEX tasks_live_by_context ON tasks (account_id, context_id) WHERE deleted IS NULL;
+
+CREATE TABLE projects (
+  account_id INTEGER NOT NULL REFERENCES accounts (id),
+  id         TEXT    NOT NULL,
+  name       TEXT    NOT NULL,
+  notes      TEXT    NOT NULL,
+  archived   INTEGER,
+  deleted    INTEGER,
+  created    INTEGER NOT NULL,
+  updated    INTEGER NOT NULL,
+  rev        INTEGER NOT NULL,
+  PRIMARY KEY (account_id, id)
+) STRICT;
+CREATE UNIQUE INDEX projects_by_rev ON projects (account_id, rev);
+CREATE INDEX projects_by_updated ON projects (account_id, updated);
+-- Names are unique among live projects only: deleting one frees its name.
+CREATE UNIQUE INDEX projects_live_name ON projects (account_id, name) WHERE deleted IS NULL;
+
+CREATE TABLE contexts (
+  account_id INTEGER NOT NULL REFERENCES accounts (id),
+  id         TEXT    NOT NULL,
+  name       TEXT    NOT NULL,
+  deleted    INTEGER,
+  created    INTEGER NOT NULL,
+  updated    INTEGER NOT NULL,
+  rev        INTEGER NOT NULL,
+  PRIMARY KEY (account_id, id)
+) STRICT;
+CREATE UNIQUE INDEX contexts_by_rev ON contexts (account_id, rev);
+CREATE INDEX contexts_by_updated ON contexts (account_id, updated);
+CREATE UNIQUE INDEX contexts_live_name ON contexts (account_id, name) WHERE deleted IS NULL;
+`;
+
+/** The first answer to each POST with an Idempotency-Key, replayed to retries for a while. */
+const IDEMPOTENCY_ANSWERS = `
+CREATE TABLE idempotency_answers (
+  account_id   INTEGER NOT NULL REFERENCES accounts (id),
+  key          TEXT    NOT NULL,
+  request_hash TEXT    NOT NULL,
+  answer       TEXT    NOT NULL, -- the response body as sent
+  created      INTEGER NOT NULL,
+  PRIMARY KEY (account_id, key)
+) STRICT;
+-- Old answers are forgotten account by account, oldest first.
+CREATE INDEX idempotency_answers_by_created ON idempotency_answers (account_id, created);
+`;
+
+/** Every schema version in order. Append only: a released migration is never edited. */
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'initial schema', sql: INITIAL_SCHEMA },
+  { version: 2, name: 'idempotency answers', sql: IDEMPOTENCY_ANSWERS },
+];
+
+const CREATE_MIGRATIONS_TABLE = `
+CREATE TABLE IF NOT EXISTS schema_migrations (
+  version INTEGER PRIMARY KEY,
+  name    TEXT    NOT NULL,
+  applied INTEGER NOT NULL -- Micros
+) STRICT`;
+
+/**
+ * Applies the migrations the file lacks and records each in schema_migrations. Runs as one
+ * IMMEDIATE transaction, so two processes starting at once apply each migration exactly once:
+ * the second waits for the write lock and then finds nothing left to do. Returns the versions applied.
+ */
+export function applyMigrations(db: SqliteDatabase, now: number): readonly number[] {
+  const migrate = db.transaction((): number[] => {
+    db.exec(CREATE_MIGRATIONS_TABLE);
+    const applied = new Set(
+      db
+        .prepare<[], number>('SELECT version FROM schema_migrations')
+        .pluck()
+        .all(),
+    );
+    const newest = Math.max(0, ...applied);
+    const known = MIGRATIONS.at(-1)?.version ?? 0;
+    if (newest > known) {
+      throw new Error(`the database has schema version ${newest}, newer than this program knows (${known})`);
+    }
+    const record = db.prepare<[number, string, number]>(
+      'INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, ?)',
+    );
+    const done: number[] = [];
+    for (const migration of MIGRATIONS) {
+      if (applied.has(migration.version)) continue;
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, now);
+      done.push(migration.version);
+    }
+    return done;
+  });
+  return migrate.immediate();
+}

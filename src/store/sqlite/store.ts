@@ -1,0 +1,259 @@
+import type { Account, NewAccount, NewToken, SettingsPatch, TokenGrant } from '../../domain/account.js';
+import type { Micros } from '../../domain/time.js';
+import {
+  StoreUnavailableError,
+  type ListQuery,
+  type ListSnapshot,
+  type RecordsByKind,
+  type Store,
+  type SyncKind,
+  type WriteTx,
+} from '../store.js';
+import { AccountReads } from './account-reads.js';
+import { AccountWrites } from './account-writes.js';
+import { AnswerWrites } from './answers.js';
+import { nowMicros } from './clock.js';
+import {
+  connectionSettings,
+  openReadConnection,
+  openWriteConnection,
+  type ConnectionSettings,
+  type SqliteDatabase,
+  type SynchronousMode,
+} from './connection.js';
+import { applyMigrations } from './migrations.js';
+import { Purger } from './purge.js';
+import { prepareGetters, type RecordGetters } from './record-readers.js';
+import { RecordWrites } from './record-writes.js';
+import { Snapshots } from './snapshot.js';
+import { isBusy } from './sqlite-errors.js';
+import { SerialQueue } from './write-queue.js';
+import { SqliteWriteTx } from './write-tx.js';
+
+export interface SqliteStoreOptions {
+  /** The database file; created when missing. */
+  readonly file: string;
+  /** Default `FULL`: an answered write survives power loss. */
+  readonly synchronous?: SynchronousMode;
+}
+
+export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  return new SqliteStore(options);
+}
+
+/** What runs on the write connection, prepared on first use (after `migrate()` made the tables). */
+interface WriteStatements {
+  readonly accounts: AccountWrites;
+  readonly records: RecordWrites;
+  readonly answers: AnswerWrites;
+  readonly purger: Purger;
+  readonly begin: { run(): unknown };
+  readonly commit: { run(): unknown };
+  readonly rollback: { run(): unknown };
+}
+
+/** What runs on the shared read connection, prepared on first use. */
+interface ReadStatements {
+  readonly accounts: AccountReads;
+  readonly records: RecordGetters;
+  readonly snapshots: Snapshots;
+}
+
+/**
+ * The embedded store: one SQLite file in WAL mode, one write connection whose transactions run
+ * one at a time through a queue, and a read connection that sees the last commit meanwhile.
+ */
+export class SqliteStore implements Store {
+  readonly engine = 'sqlite';
+  readonly #file: string;
+  readonly #writer: SqliteDatabase;
+  readonly #reader: SqliteDatabase;
+  readonly #writeQueue = new SerialQueue();
+  readonly #ping;
+  #writeStatements: WriteStatements | undefined;
+  #readStatements: ReadStatements | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: SqliteStoreOptions) {
+    this.#file = options.file;
+    // The writer first: it creates the file and turns on WAL, which the reader relies on.
+    this.#writer = openWriteConnection(options.file, options.synchronous ?? 'FULL');
+    try {
+      this.#reader = openReadConnection(options.file);
+      this.#ping = this.#reader.prepare('SELECT 1');
+    } catch (error) {
+      this.#writer.close();
+      throw error;
+    }
+  }
+
+  /** How the write connection is set up (WAL, synchronous, ...), for diagnostics. */
+  writeConnectionSettings(): ConnectionSettings {
+    this.#assertOpen();
+    return connectionSettings(this.#writer);
+  }
+
+  async migrate(): Promise<void> {
+    // Not through #onWriter: the statements it prepares need the tables made here.
+    await this.#queueWrite(() => applyMigrations(this.#writer, nowMicros()));
+  }
+
+  async ping(): Promise<void> {
+    this.#assertOpen();
+    this.#ping.get();
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#shutDown();
+    return this.#closing;
+  }
+
+  async createAccount(account: NewAccount): Promise<Account> {
+    return this.#onWriter((writes) => writes.accounts.createAccount(account, nowMicros()));
+  }
+
+  async findAccount(username: string): Promise<Account | undefined> {
+    return this.#reads().accounts.findAccount(username);
+  }
+
+  async getAccount(id: number): Promise<Account | undefined> {
+    return this.#reads().accounts.getAccount(id);
+  }
+
+  async setDisabled(username: string, disabled: boolean): Promise<boolean> {
+    return this.#onWriter((writes) => writes.accounts.setDisabled(username, disabled));
+  }
+
+  async updateSettings(accountId: number, patch: SettingsPatch): Promise<Account> {
+    return this.#onWriter((writes) => writes.accounts.updateSettings(accountId, patch, nowMicros()));
+  }
+
+  async insertToken(token: NewToken): Promise<void> {
+    await this.#onWriter((writes) => writes.accounts.insertToken(token, nowMicros()));
+  }
+
+  async findToken(hash: string): Promise<TokenGrant | undefined> {
+    return this.#reads().accounts.findToken(hash);
+  }
+
+  async revokeToken(hash: string): Promise<boolean> {
+    return this.#onWriter((writes) => writes.accounts.revokeToken(hash, nowMicros()));
+  }
+
+  /**
+   * Runs `work` inside BEGIN IMMEDIATE ... COMMIT on the write connection. The queue keeps every
+   * other use of that connection out until this transaction ends, so `work` may await freely;
+   * it must not call `write` itself (it would wait for its own end).
+   */
+  write<T>(accountId: number, work: (tx: WriteTx) => Promise<T>): Promise<T> {
+    return this.#onWriter(async (writes) => {
+      writes.begin.run();
+      let tx: SqliteWriteTx | undefined;
+      try {
+        const head = writes.accounts.head(accountId);
+        if (head === undefined) throw new Error(`no account with id ${accountId}`);
+        tx = new SqliteWriteTx(writes.records, writes.answers, accountId, head);
+        const result = await work(tx);
+        const last = tx.end();
+        if (last !== null) writes.accounts.setHead(accountId, last.rev, last.updated);
+        writes.commit.run();
+        return result;
+      } catch (error) {
+        tx?.end();
+        // A failed COMMIT may already have ended the transaction.
+        if (this.#writer.inTransaction) writes.rollback.run();
+        throw error;
+      }
+    });
+  }
+
+  async get<K extends SyncKind>(accountId: number, kind: K, id: string): Promise<RecordsByKind[K] | undefined> {
+    return this.#reads().records[kind].get(accountId, id);
+  }
+
+  async list<K extends SyncKind>(
+    accountId: number,
+    kind: K,
+    query: ListQuery,
+  ): Promise<ListSnapshot<RecordsByKind[K]>> {
+    return this.#reads().snapshots.open(accountId, kind, query);
+  }
+
+  async purge(deletedBefore: Micros): Promise<number> {
+    const accountIds = await this.#onWriter((writes) => writes.accounts.allIds());
+    let purged = 0;
+    // One transaction per account, each queued on its own, so requests get their turns between.
+    for (const accountId of accountIds) {
+      purged += await this.#onWriter((writes) => writes.purger.purgeAccount(accountId, deletedBefore));
+    }
+    return purged;
+  }
+
+  async forgetAnswers(createdBefore: Micros): Promise<number> {
+    const accountIds = await this.#onWriter((writes) => writes.accounts.allIds());
+    let forgotten = 0;
+    for (const accountId of accountIds) {
+      forgotten += await this.#onWriter((writes) => writes.answers.forget(accountId, createdBefore));
+    }
+    return forgotten;
+  }
+
+  /** Queues a job for the write connection with the statements it uses. */
+  #onWriter<T>(job: (writes: WriteStatements) => T | Promise<T>): Promise<T> {
+    return this.#queueWrite(() => job(this.#writes()));
+  }
+
+  /**
+   * Queues a job for the write connection. Refused once the store is closing; jobs queued
+   * before still run. Another process holding the lock past the busy timeout makes the store
+   * unavailable for this request, not broken.
+   */
+  #queueWrite<T>(job: () => T | Promise<T>): Promise<T> {
+    if (this.#closing !== undefined) return Promise.reject(closedError());
+    return this.#writeQueue.run(async () => {
+      try {
+        return await job();
+      } catch (error) {
+        throw isBusy(error) ? new StoreUnavailableError(error) : error;
+      }
+    });
+  }
+
+  #writes(): WriteStatements {
+    this.#writeStatements ??= {
+      accounts: new AccountWrites(this.#writer),
+      records: new RecordWrites(this.#writer),
+      answers: new AnswerWrites(this.#writer),
+      purger: new Purger(this.#writer),
+      begin: this.#writer.prepare('BEGIN IMMEDIATE'),
+      commit: this.#writer.prepare('COMMIT'),
+      rollback: this.#writer.prepare('ROLLBACK'),
+    };
+    return this.#writeStatements;
+  }
+
+  #reads(): ReadStatements {
+    this.#assertOpen();
+    this.#readStatements ??= {
+      accounts: new AccountReads(this.#reader),
+      records: prepareGetters(this.#reader),
+      snapshots: new Snapshots(this.#file, this.#reader),
+    };
+    return this.#readStatements;
+  }
+
+  #assertOpen(): void {
+    if (this.#closing !== undefined) throw closedError();
+  }
+
+  async #shutDown(): Promise<void> {
+    await this.#writeQueue.idle();
+    this.#readStatements?.snapshots.closeAll();
+    this.#reader.close();
+    this.#writer.close();
+  }
+}
+
+function closedError(): StoreUnavailableError {
+  return new StoreUnavailableError(new Error('the store is closed'));
+}

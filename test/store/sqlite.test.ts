@@ -1,0 +1,214 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/store.js';
+import { StoreUnavailableError, type WriteTx } from '../../src/store/store.js';
+import { readAll, storeSuite, taskDraft } from './suite.js';
+
+/** A fresh folder for one test's database file, removed afterwards. */
+async function tempDatabaseFile(): Promise<{ file: string; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'task-service-sqlite-'));
+  return { file: path.join(dir, 'tasks.sqlite'), remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+storeSuite('sqlite', async () => {
+  const { file, remove } = await tempDatabaseFile();
+  const store = openSqliteStore({ file });
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      await remove();
+    },
+  };
+});
+
+describe('sqlite store specifics', () => {
+  let file: string;
+  let remove: () => Promise<void>;
+  const opened: SqliteStore[] = [];
+
+  function open(synchronous?: 'FULL' | 'NORMAL'): SqliteStore {
+    const store = openSqliteStore(synchronous === undefined ? { file } : { file, synchronous });
+    opened.push(store);
+    return store;
+  }
+
+  beforeEach(async () => {
+    ({ file, remove } = await tempDatabaseFile());
+  });
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((store) => store.close()));
+    await remove();
+  });
+
+  it('runs in WAL mode with synchronous=FULL unless told otherwise', async () => {
+    const store = open();
+    await store.migrate();
+    expect(store.writeConnectionSettings()).toEqual({
+      journalMode: 'wal',
+      synchronous: 'FULL',
+      foreignKeys: true,
+      busyTimeoutMs: 5000,
+    });
+    await store.close();
+    // WAL is a property of the file: a connection that did not ask for it sees it too.
+    const probe = new Database(file, { readonly: true });
+    try {
+      expect(probe.pragma('journal_mode', { simple: true })).toBe('wal');
+    } finally {
+      probe.close();
+    }
+    expect(open('NORMAL').writeConnectionSettings().synchronous).toBe('NORMAL');
+  });
+
+  it('enforces foreign keys: a token needs its account', async () => {
+    const store = open();
+    await store.migrate();
+    await expect(
+      store.insertToken({ hash: 'ff'.repeat(32), accountId: 404, scope: 'read', name: 'x', expiresAt: null }),
+    ).rejects.toThrow(/FOREIGN KEY/);
+  });
+
+  it('applies migrations once, also across reopening', async () => {
+    const first = open();
+    await first.migrate();
+    await first.migrate();
+    await first.close();
+    const second = open();
+    await second.migrate();
+    const probe = new Database(file, { readonly: true });
+    try {
+      const rows = probe.prepare<[], { version: number }>('SELECT version FROM schema_migrations').all();
+      expect(rows.map((row) => row.version)).toEqual([1, 2]);
+    } finally {
+      probe.close();
+    }
+  });
+
+  it('keeps the data of a file closed and reopened', async () => {
+    const first = open();
+    await first.migrate();
+    const account = await first.createAccount({ username: 'keeper', passwordHash: 'h', timezone: 'UTC' });
+    const task = await first.write(account.id, (tx) => tx.putTask(taskDraft('kept', { tags: ['a'] })));
+    await first.close();
+
+    const second = open();
+    await second.migrate();
+    expect(await second.findAccount('keeper')).toEqual(account);
+    expect(await second.get(account.id, 'task', 'kept')).toEqual(task);
+    const next = await second.write(account.id, (tx) => tx.putTask(taskDraft('next')));
+    expect(next.rev).toBe(task.rev + 1);
+    expect(next.updated).toBeGreaterThan(task.updated);
+  });
+
+  it('counts on from the file, not from memory, when another process writes too', async () => {
+    const server = open();
+    await server.migrate();
+    // A second store on the same file stands for an admin command run beside the server.
+    const admin = open();
+    await admin.migrate();
+    const account = await admin.createAccount({ username: 'shared', passwordHash: null, timezone: 'UTC' });
+    expect(await server.findAccount('shared')).toEqual(account);
+    const first = await server.write(account.id, (tx) => tx.putTask(taskDraft('a')));
+    const second = await admin.write(account.id, (tx) => tx.putTask(taskDraft('b')));
+    const third = await server.write(account.id, (tx) => tx.putTask(taskDraft('c')));
+    expect([first.rev, second.rev, third.rev]).toEqual([1, 2, 3]);
+    expect(second.updated).toBeGreaterThan(first.updated);
+    expect(third.updated).toBeGreaterThan(second.updated);
+    expect(await server.get(account.id, 'task', 'b')).toEqual(second);
+  });
+
+  it('reports the store unavailable when another process holds the write lock too long', async () => {
+    const store = open();
+    await store.migrate();
+    const account = await store.createAccount({ username: 'waiter', passwordHash: null, timezone: 'UTC' });
+    const other = new Database(file);
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      // Waits out the busy timeout (5 s), then gives up.
+      await expect(store.write(account.id, (tx) => tx.putTask(taskDraft('x')))).rejects.toBeInstanceOf(
+        StoreUnavailableError,
+      );
+      other.exec('ROLLBACK');
+    } finally {
+      other.close();
+    }
+    expect((await store.write(account.id, (tx) => tx.putTask(taskDraft('x')))).rev).toBe(1);
+  });
+
+  it('finishes queued writes on close, then refuses work', async () => {
+    const store = open();
+    await store.migrate();
+    const account = await store.createAccount({ username: 'closer', passwordHash: null, timezone: 'UTC' });
+    const slow = store.write(account.id, async (tx) => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return tx.putTask(taskDraft('slow'));
+    });
+    const queued = store.write(account.id, (tx) => tx.putTask(taskDraft('queued')));
+    const closed = store.close();
+    await expect(store.write(account.id, (tx) => tx.putTask(taskDraft('late')))).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    );
+    expect((await slow).rev).toBe(1);
+    expect((await queued).rev).toBe(2);
+    await closed;
+    await expect(store.get(account.id, 'task', 'slow')).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
+
+    const reopened = open();
+    expect((await reopened.get(account.id, 'task', 'queued'))?.rev).toBe(2);
+  });
+
+  it('ends a streaming listing when the store closes, without passing it off as complete', async () => {
+    const store = open();
+    await store.migrate();
+    const account = await store.createAccount({ username: 'streamer', passwordHash: null, timezone: 'UTC' });
+    await store.write(account.id, async (tx) => {
+      for (let i = 0; i < 1200; i += 1) await tx.putTask(taskDraft(`t${i}`));
+    });
+    const snapshot = await store.list(account.id, 'task', { includeDeleted: false });
+    expect((await snapshot.nextBatch())?.length).toBeGreaterThan(0);
+    await store.close();
+    await expect(snapshot.nextBatch()).rejects.toBeInstanceOf(StoreUnavailableError);
+    await snapshot.close();
+  });
+
+  it('refuses a put through a transaction that has ended', async () => {
+    const store = open();
+    await store.migrate();
+    const account = await store.createAccount({ username: 'leaker', passwordHash: null, timezone: 'UTC' });
+    let leaked: WriteTx | undefined;
+    await store.write(account.id, async (tx) => {
+      leaked = tx;
+    });
+    await expect(leaked?.putTask(taskDraft('outside'))).rejects.toThrow(/ended/);
+    expect(await store.get(account.id, 'task', 'outside')).toBeUndefined();
+  });
+
+  it('reads a large listing while writes go on, from one snapshot', async () => {
+    const store = open();
+    await store.migrate();
+    const account = await store.createAccount({ username: 'reader', passwordHash: null, timezone: 'UTC' });
+    await store.write(account.id, async (tx) => {
+      for (let i = 0; i < 2500; i += 1) await tx.putTask(taskDraft(`t${i}`));
+    });
+    const snapshot = await store.list(account.id, 'task', { includeDeleted: true });
+    // A commit between every two batches, changing a task not read yet: none may show.
+    let commits = 0;
+    const records = [];
+    for (let batch = await snapshot.nextBatch(); batch !== null; batch = await snapshot.nextBatch()) {
+      records.push(...batch);
+      await store.write(account.id, (tx) => tx.putTask(taskDraft(`t${records.length}`, { title: 'moved' })));
+      commits += 1;
+    }
+    await snapshot.close();
+    expect(commits).toBeGreaterThan(1);
+    expect(records.map((task) => task.rev)).toEqual(Array.from({ length: 2500 }, (_, i) => i + 1));
+    expect(records.every((task) => task.title !== 'moved')).toBe(true);
+    const after = await readAll(await store.list(account.id, 'task', { includeDeleted: true, afterRev: 2500 }));
+    expect(after.records).toHaveLength(commits);
+  });
+});

@@ -1,0 +1,832 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ContextDraft, ProjectDraft } from '../../src/domain/label.js';
+import type { Task, TaskDraft } from '../../src/domain/task.js';
+import { MICROS_PER_DAY, microsFromMillis, type Micros } from '../../src/domain/time.js';
+import {
+  UsernameTakenError,
+  type ListQuery,
+  type ListSnapshot,
+  type RecordsByKind,
+  type Store,
+  type SyncKind,
+  type WriteTx,
+} from '../../src/store/store.js';
+
+/**
+ * The Store contract, checked through the Store interface only, so that every engine runs the
+ * same suite. `open` makes a fresh, empty store for each test (the suite calls `migrate()`);
+ * `cleanup` runs after each test, also after a test that closed the store itself.
+ */
+export function storeSuite(name: string, open: () => Promise<{ store: Store; cleanup: () => Promise<void> }>): void {
+  describe(`${name} store`, () => {
+    let store: Store;
+    let cleanup: () => Promise<void>;
+    let accounts = 0;
+
+    beforeEach(async () => {
+      ({ store, cleanup } = await open());
+      await store.migrate();
+    });
+    afterEach(async () => {
+      await cleanup();
+    });
+
+    /** A new account's id; usernames are unique within the test. */
+    async function newAccountId(): Promise<number> {
+      accounts += 1;
+      const account = await store.createAccount({ username: `user-${accounts}`, passwordHash: null, timezone: 'UTC' });
+      return account.id;
+    }
+
+    function listAll<K extends SyncKind>(
+      accountId: number,
+      kind: K,
+      query: ListQuery = { includeDeleted: false },
+    ): Promise<SnapshotContents<RecordsByKind[K]>> {
+      return store.list(accountId, kind, query).then(readAll);
+    }
+
+    describe('accounts and tokens', () => {
+      it('creates an account with default settings and finds it by name and id', async () => {
+        const before = nowMicros();
+        const account = await store.createAccount({
+          username: 'Alice.B@example',
+          passwordHash: 'argon2-hash',
+          timezone: 'Asia/Shanghai',
+        });
+        expect(account).toMatchObject({
+          username: 'Alice.B@example',
+          nickname: 'Alice.B@example',
+          timezone: 'Asia/Shanghai',
+          language: 'en',
+          weekStart: 1,
+          disabled: false,
+        });
+        expect(Number.isSafeInteger(account.id)).toBe(true);
+        expect(account.created).toBe(account.updated);
+        expect(account.created).toBeGreaterThanOrEqual(before);
+        expect(account.created).toBeLessThanOrEqual(nowMicros());
+        expect(await store.findAccount('Alice.B@example')).toEqual(account);
+        expect(await store.getAccount(account.id)).toEqual(account);
+        expect(await store.findAccount('alice.b@example')).toBeUndefined();
+        expect(await store.getAccount(account.id + 1000)).toBeUndefined();
+      });
+
+      it('refuses a username that is taken', async () => {
+        await store.createAccount({ username: 'bob', passwordHash: null, timezone: 'UTC' });
+        const clash = store.createAccount({ username: 'bob', passwordHash: 'other', timezone: 'Europe/Berlin' });
+        await expect(clash).rejects.toBeInstanceOf(UsernameTakenError);
+        await expect(clash).rejects.toMatchObject({ username: 'bob' });
+        expect((await store.findAccount('bob'))?.timezone).toBe('UTC');
+      });
+
+      it('disables and enables an account by username', async () => {
+        const id = await newAccountId();
+        const username = `user-${accounts}`;
+        expect(await store.setDisabled(username, true)).toBe(true);
+        expect((await store.getAccount(id))?.disabled).toBe(true);
+        expect(await store.setDisabled(username, false)).toBe(true);
+        expect((await store.findAccount(username))?.disabled).toBe(false);
+        expect(await store.setDisabled('nobody', true)).toBe(false);
+      });
+
+      it('updates only the settings given and moves `updated` forward', async () => {
+        const id = await newAccountId();
+        const before = await store.getAccount(id);
+        const changed = await store.updateSettings(id, { nickname: '小明 🐉', weekStart: 0 });
+        expect(changed).toEqual({
+          ...before,
+          nickname: '小明 🐉',
+          weekStart: 0,
+          updated: changed.updated,
+        });
+        expect(changed.updated).toBeGreaterThan(before?.updated ?? Number.POSITIVE_INFINITY);
+        const again = await store.updateSettings(id, { timezone: 'America/New_York', language: 'zh' });
+        expect(again).toMatchObject({ nickname: '小明 🐉', weekStart: 0, timezone: 'America/New_York', language: 'zh' });
+        expect(again.updated).toBeGreaterThan(changed.updated);
+        expect(again.created).toBe(before?.created);
+        expect(await store.getAccount(id)).toEqual(again);
+        await expect(store.updateSettings(id + 1000, { nickname: 'x' })).rejects.toThrow();
+      });
+
+      it('finds a token with its account, scope and expiry, and revokes it', async () => {
+        const id = await newAccountId();
+        const hash = 'ab'.repeat(32);
+        const expiresAt = nowMicros() + MICROS_PER_DAY;
+        await store.insertToken({ hash, accountId: id, scope: 'read', name: 'phone 📱', expiresAt });
+        const grant = await store.findToken(hash);
+        expect(grant).toEqual({ account: await store.getAccount(id), scope: 'read', expiresAt, revoked: false });
+
+        await store.insertToken({ hash: 'cd'.repeat(32), accountId: id, scope: 'write', name: '', expiresAt: null });
+        expect(await store.findToken('cd'.repeat(32))).toMatchObject({ scope: 'write', expiresAt: null, revoked: false });
+
+        expect(await store.revokeToken(hash)).toBe(true);
+        expect((await store.findToken(hash))?.revoked).toBe(true);
+        expect((await store.findToken('cd'.repeat(32)))?.revoked).toBe(false);
+        expect(await store.revokeToken('ef'.repeat(32))).toBe(false);
+        expect(await store.findToken('ef'.repeat(32))).toBeUndefined();
+      });
+
+      it("shows the account's current state through its token", async () => {
+        const id = await newAccountId();
+        const hash = '01'.repeat(32);
+        await store.insertToken({ hash, accountId: id, scope: 'write', name: 'cli', expiresAt: null });
+        await store.setDisabled(`user-${accounts}`, true);
+        expect((await store.findToken(hash))?.account).toMatchObject({ id, disabled: true });
+      });
+
+      it('answers a ping', async () => {
+        await expect(store.ping()).resolves.toBeUndefined();
+      });
+    });
+
+    describe('writing and reading records', () => {
+      it('round-trips every task field', async () => {
+        const accountId = await newAccountId();
+        const draft = taskDraft('task-1', {
+          title: 'Write the report',
+          notes: 'line one\nline two\t"quoted" <b>&amp;</b> \'single\'',
+          attribute: 'waiting',
+          allDay: true,
+          startAt: 1_767_225_600_000_000,
+          endAt: 1_767_312_000_000_000,
+          completed: 1_767_398_400_123_456,
+          trashed: 1_767_400_000_000_001,
+          deleted: 1_767_500_000_000_002,
+          project: { id: 'p-1', name: 'Work' },
+          context: { id: 'c-1', name: '@office' },
+          tags: ['urgent', 'q3', '标签'],
+          priority: 3,
+          repeater: 'FREQ=WEEKLY;BYDAY=MO,WE',
+        });
+        const before = nowMicros();
+        const written = await store.write(accountId, (tx) => tx.putTask(draft));
+        expect(written).toEqual({ ...draft, created: written.updated, updated: written.updated, rev: 1 });
+        expect(written.updated).toBeGreaterThanOrEqual(before);
+        expect(written.updated).toBeLessThanOrEqual(nowMicros());
+        expect(await store.get(accountId, 'task', 'task-1')).toEqual(written);
+      });
+
+      it('round-trips nulls, empty text and an empty tag list', async () => {
+        const accountId = await newAccountId();
+        const draft = taskDraft('a-Z_0-9+/=.', { title: 'x', notes: '' });
+        const written = await store.write(accountId, (tx) => tx.putTask(draft));
+        const read = await store.get(accountId, 'task', 'a-Z_0-9+/=.');
+        expect(read).toEqual(written);
+        expect(read).toMatchObject({
+          notes: '',
+          startAt: null,
+          endAt: null,
+          completed: null,
+          trashed: null,
+          deleted: null,
+          project: null,
+          context: null,
+          tags: [],
+          repeater: null,
+          allDay: false,
+          priority: 0,
+          attribute: 'inbox',
+        });
+      });
+
+      it('keeps unicode text exactly: emoji, CJK, combining marks', async () => {
+        const accountId = await newAccountId();
+        const texts = {
+          emoji: '👩‍👩‍👧‍👦 family, 🇺🇳 flag, 👍🏽 tone',
+          cjk: '中文 日本語 한국어',
+          combining: 'e\u0301 vs \u00e9, n\u0303, Z\u0351\u0352\u0353',
+          astral: '𝕏 𠀋 \u{10FFFF}',
+        };
+        const draft = taskDraft('unicode', {
+          title: texts.emoji,
+          notes: Object.values(texts).join('\n'),
+          tags: Object.values(texts),
+          project: { id: 'p', name: texts.cjk },
+          context: { id: 'c', name: texts.combining },
+          repeater: texts.astral,
+        });
+        await store.write(accountId, async (tx) => {
+          await tx.putProject(projectDraft('p', { name: texts.cjk, notes: texts.emoji }));
+          await tx.putContext(contextDraft('c', { name: texts.combining }));
+          return tx.putTask(draft);
+        });
+        const task = await store.get(accountId, 'task', 'unicode');
+        expect(task?.title).toBe(texts.emoji);
+        expect(task?.notes).toBe(draft.notes);
+        expect(task?.tags).toEqual(Object.values(texts));
+        expect(task?.project).toEqual({ id: 'p', name: texts.cjk });
+        expect(task?.context?.name).toBe(texts.combining);
+        // Not normalized: the combining sequence stays two code points.
+        expect(task?.context?.name.normalize('NFC')).not.toBe(texts.combining);
+        expect(task?.repeater).toBe(texts.astral);
+        expect((await store.get(accountId, 'project', 'p'))?.notes).toBe(texts.emoji);
+        expect((await tx(store, accountId, (t) => t.findContextByName(texts.combining)))?.id).toBe('c');
+      });
+
+      it('round-trips projects and contexts', async () => {
+        const accountId = await newAccountId();
+        const project = projectDraft('p-1', { name: 'Home', notes: 'fix the roof', archived: 1_700_000_000_000_000 });
+        const context = contextDraft('c-1', { name: '@phone' });
+        const [savedProject, savedContext] = await store.write(accountId, async (t) => [
+          await t.putProject(project),
+          await t.putContext(context),
+        ]);
+        expect(savedProject).toEqual({ ...project, created: savedProject?.updated, updated: savedProject?.updated, rev: 1 });
+        expect(savedContext).toEqual({ ...context, created: savedContext?.updated, updated: savedContext?.updated, rev: 2 });
+        expect(await store.get(accountId, 'project', 'p-1')).toEqual(savedProject);
+        expect(await store.get(accountId, 'context', 'c-1')).toEqual(savedContext);
+        expect(await store.get(accountId, 'project', 'c-1')).toBeUndefined();
+        expect(await store.get(accountId, 'task', 'p-1')).toBeUndefined();
+      });
+
+      it('gives the puts of one write consecutive revs and reads its own writes', async () => {
+        const accountId = await newAccountId();
+        await store.write(accountId, (t) => t.putTask(taskDraft('first')));
+        const revs = await store.write(accountId, async (t) => {
+          const task = await t.putTask(taskDraft('a'));
+          const project = await t.putProject(projectDraft('p'));
+          const context = await t.putContext(contextDraft('c'));
+          const updated = await t.putTask(taskDraft('a', { title: 'a again' }));
+          expect(await t.getTask('a')).toEqual(updated);
+          expect(await t.getProject('p')).toEqual(project);
+          expect(await t.getContext('c')).toEqual(context);
+          expect(await t.getTask('missing')).toBeUndefined();
+          return [task.rev, project.rev, context.rev, updated.rev];
+        });
+        expect(revs).toEqual([2, 3, 4, 5]);
+        expect((await listAll(accountId, 'task')).headRev).toBe(5);
+      });
+
+      it('keeps `updated` strictly increasing over 1000 puts in one write, close to the clock', async () => {
+        const accountId = await newAccountId();
+        const written = await store.write(accountId, async (t) => {
+          const tasks: Task[] = [];
+          for (let i = 0; i < 1000; i += 1) tasks.push(await t.putTask(taskDraft(`t${i}`)));
+          return tasks;
+        });
+        for (let i = 1; i < written.length; i += 1) {
+          expect(written[i]?.updated).toBeGreaterThan(written[i - 1]?.updated ?? Number.POSITIVE_INFINITY);
+          expect(written[i]?.rev).toBe(i + 1);
+        }
+        // max(now, previous + 1 µs): never ahead of the clock by more than one µs per put.
+        expect(written.at(-1)?.updated).toBeLessThanOrEqual(nowMicros() + 1000);
+        const next = await store.write(accountId, (t) => t.putTask(taskDraft('after')));
+        expect(next.updated).toBeGreaterThan(written.at(-1)?.updated ?? Number.POSITIVE_INFINITY);
+        expect(next.rev).toBe(1001);
+      });
+
+      it('keeps `created` on update and moves `updated` and `rev`', async () => {
+        const accountId = await newAccountId();
+        const first = await store.write(accountId, (t) => t.putTask(taskDraft('t', { title: 'one' })));
+        const second = await store.write(accountId, (t) => t.putTask(taskDraft('t', { title: 'two', priority: 2 })));
+        expect(second.created).toBe(first.created);
+        expect(second.updated).toBeGreaterThan(first.updated);
+        expect(second.rev).toBe(first.rev + 1);
+        expect(await store.get(accountId, 'task', 't')).toMatchObject({ title: 'two', priority: 2, created: first.created });
+
+        const project = await store.write(accountId, (t) => t.putProject(projectDraft('p', { name: 'A' })));
+        const renamed = await store.write(accountId, (t) => t.putProject(projectDraft('p', { name: 'B' })));
+        expect(renamed).toMatchObject({ name: 'B', created: project.created, rev: project.rev + 1 });
+        const context = await store.write(accountId, (t) => t.putContext(contextDraft('c', { name: 'A' })));
+        const deleted = await store.write(accountId, (t) => t.putContext(contextDraft('c', { deleted: nowMicros() })));
+        expect(deleted.created).toBe(context.created);
+        expect(deleted.deleted).not.toBeNull();
+      });
+
+      it('rolls everything back when the work throws', async () => {
+        const accountId = await newAccountId();
+        const kept = await store.write(accountId, (t) => t.putTask(taskDraft('kept', { title: 'before' })));
+        const failure = new Error('work failed');
+        await expect(
+          store.write(accountId, async (t) => {
+            await t.putTask(taskDraft('kept', { title: 'changed' }));
+            await t.putTask(taskDraft('new'));
+            await t.putProject(projectDraft('p'));
+            await t.putContext(contextDraft('c'));
+            throw failure;
+          }),
+        ).rejects.toBe(failure);
+        expect(await store.get(accountId, 'task', 'kept')).toEqual(kept);
+        expect(await store.get(accountId, 'task', 'new')).toBeUndefined();
+        expect(await store.get(accountId, 'project', 'p')).toBeUndefined();
+        expect(await store.get(accountId, 'context', 'c')).toBeUndefined();
+        const listed = await listAll(accountId, 'task', { includeDeleted: true });
+        expect(listed.headRev).toBe(kept.rev);
+        expect(listed.records).toEqual([kept]);
+        const next = await store.write(accountId, (t) => t.putTask(taskDraft('next')));
+        expect(next.rev).toBe(kept.rev + 1);
+      });
+
+      it('keeps uncommitted writes invisible to readers until the commit', async () => {
+        const accountId = await newAccountId();
+        await store.write(accountId, async (t) => {
+          await t.putTask(taskDraft('pending'));
+          expect(await store.get(accountId, 'task', 'pending')).toBeUndefined();
+          expect((await listAll(accountId, 'task')).headRev).toBe(0);
+        });
+        expect(await store.get(accountId, 'task', 'pending')).toBeDefined();
+      });
+
+      it('refuses to write for an account that does not exist', async () => {
+        const accountId = await newAccountId();
+        await expect(store.write(accountId + 1000, (t) => t.putTask(taskDraft('x')))).rejects.toThrow();
+        expect((await store.write(accountId, (t) => t.putTask(taskDraft('x')))).rev).toBe(1);
+      });
+
+      it('keeps accounts apart: the same id in two accounts is two records', async () => {
+        const alice = await newAccountId();
+        const bob = await newAccountId();
+        const ofAlice = await store.write(alice, async (t) => {
+          await t.putProject(projectDraft('p', { name: 'Shared name' }));
+          return t.putTask(taskDraft('same', { title: 'alice' }));
+        });
+        const ofBob = await store.write(bob, async (t) => {
+          expect(await t.getTask('same')).toBeUndefined();
+          expect(await t.getProject('p')).toBeUndefined();
+          expect(await t.findProjectByName('Shared name')).toBeUndefined();
+          await t.putProject(projectDraft('p', { name: 'Shared name' }));
+          return t.putTask(taskDraft('same', { title: 'bob', project: { id: 'p', name: 'Shared name' } }));
+        });
+        expect(ofAlice.rev).toBe(2);
+        expect(ofBob.rev).toBe(2);
+        expect(await store.get(alice, 'task', 'same')).toEqual(ofAlice);
+        expect(await store.get(bob, 'task', 'same')).toEqual(ofBob);
+        expect((await listAll(alice, 'task')).records).toEqual([ofAlice]);
+        expect((await listAll(bob, 'task')).records).toEqual([ofBob]);
+        expect(await tx(store, alice, (t) => t.tasksWithLabel('project', 'p'))).toEqual([]);
+        expect(await tx(store, bob, (t) => t.tasksWithLabel('project', 'p'))).toEqual([ofBob]);
+
+        const alone = await newAccountId();
+        expect(await store.get(alone, 'task', 'same')).toBeUndefined();
+        const listed = await listAll(alone, 'project', { includeDeleted: true });
+        expect(listed).toEqual({ headRev: 0, purgedRev: 0, purgedUpdated: 0, records: [], batches: 0 });
+      });
+
+      it('gives concurrent writes of one account distinct consecutive revs', async () => {
+        const accountId = await newAccountId();
+        const writes = Array.from({ length: 20 }, (_, w) =>
+          store.write(accountId, async (t) => {
+            const revs: number[] = [];
+            for (let i = 0; i < 3; i += 1) {
+              // Yield between puts, so the writes would interleave if nothing kept them apart.
+              await new Promise((resolve) => setImmediate(resolve));
+              revs.push((await t.putTask(taskDraft(`w${w}-${i}`))).rev);
+            }
+            return revs;
+          }),
+        );
+        const revsPerWrite = await Promise.all(writes);
+        for (const revs of revsPerWrite) expect(revs).toEqual([revs[0], (revs[0] ?? 0) + 1, (revs[0] ?? 0) + 2]);
+        const all = revsPerWrite.flat().sort((a, b) => a - b);
+        expect(all).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+        const listed = await listAll(accountId, 'task');
+        expect(listed.headRev).toBe(60);
+        expect(listed.records).toHaveLength(60);
+      });
+    });
+
+    describe('listing', () => {
+      /** Tasks a..e, then b updated and c deleted: live order by rev is a, d, e, b. */
+      async function seed(accountId: number): Promise<Record<string, Task>> {
+        const byId: Record<string, Task> = {};
+        await store.write(accountId, async (t) => {
+          for (const id of ['a', 'b', 'c', 'd', 'e']) byId[id] = await t.putTask(taskDraft(id));
+        });
+        byId.b = await store.write(accountId, (t) => t.putTask(taskDraft('b', { title: 'b changed' })));
+        byId.c = await store.write(accountId, (t) => t.putTask(taskDraft('c', { deleted: nowMicros() })));
+        return byId;
+      }
+
+      it('lists live records in ascending rev with the head rev', async () => {
+        const accountId = await newAccountId();
+        const t = await seed(accountId);
+        const listed = await listAll(accountId, 'task');
+        expect(listed.records).toEqual([t.a, t.d, t.e, t.b]);
+        expect(listed.headRev).toBe(7);
+        expect(listed.purgedRev).toBe(0);
+        expect(listed.purgedUpdated).toBe(0);
+      });
+
+      it('lists tombstones only when asked, and gets them by id', async () => {
+        const accountId = await newAccountId();
+        const t = await seed(accountId);
+        expect((await listAll(accountId, 'task', { includeDeleted: true })).records).toEqual([t.a, t.d, t.e, t.b, t.c]);
+        expect(await store.get(accountId, 'task', 'c')).toEqual(t.c);
+        expect(t.c?.deleted).not.toBeNull();
+      });
+
+      it('lists changes after a rev, nothing twice and nothing missed', async () => {
+        const accountId = await newAccountId();
+        const t = await seed(accountId);
+        expect((await listAll(accountId, 'task', { includeDeleted: true, afterRev: 5 })).records).toEqual([t.b, t.c]);
+        expect((await listAll(accountId, 'task', { includeDeleted: false, afterRev: 5 })).records).toEqual([t.b]);
+        const everything = await listAll(accountId, 'task', { includeDeleted: true });
+
+        const f = await store.write(accountId, (w) => w.putTask(taskDraft('f')));
+        const a = await store.write(accountId, (w) => w.putTask(taskDraft('a', { completed: nowMicros() })));
+        const d = await store.write(accountId, (w) => w.putTask(taskDraft('d', { deleted: nowMicros() })));
+        const since = await listAll(accountId, 'task', { includeDeleted: true, afterRev: everything.headRev });
+        expect(since.records).toEqual([f, a, d]);
+        expect(since.headRev).toBe(d.rev);
+        const nothingNew = await listAll(accountId, 'task', { includeDeleted: true, afterRev: since.headRev });
+        expect(nothingNew.records).toEqual([]);
+        expect(nothingNew.headRev).toBe(since.headRev);
+      });
+
+      it('lists records updated strictly after a moment', async () => {
+        const accountId = await newAccountId();
+        const t = await seed(accountId);
+        const after = (moment: Micros, includeDeleted: boolean) =>
+          listAll(accountId, 'task', { includeDeleted, updatedAfter: moment }).then((listed) => listed.records);
+        expect(await after(t.e?.updated ?? 0, true)).toEqual([t.b, t.c]);
+        expect(await after((t.e?.updated ?? 0) - 1, true)).toEqual([t.e, t.b, t.c]);
+        expect(await after(t.e?.updated ?? 0, false)).toEqual([t.b]);
+        expect(await after(t.c?.updated ?? 0, true)).toEqual([]);
+        expect(await after(0, true)).toEqual([t.a, t.d, t.e, t.b, t.c]);
+        // Both bounds at once: each must hold.
+        const both = await listAll(accountId, 'task', { includeDeleted: true, afterRev: 6, updatedAfter: 0 });
+        expect(both.records).toEqual([t.c]);
+      });
+
+      it('cuts the answer at the limit, in ascending rev', async () => {
+        const accountId = await newAccountId();
+        const t = await seed(accountId);
+        expect((await listAll(accountId, 'task', { includeDeleted: false, limit: 2 })).records).toEqual([t.a, t.d]);
+        expect((await listAll(accountId, 'task', { includeDeleted: true, limit: 5 })).records).toHaveLength(5);
+        expect((await listAll(accountId, 'task', { includeDeleted: true, limit: 100 })).records).toHaveLength(5);
+        const page = await listAll(accountId, 'task', { includeDeleted: true, afterRev: 4, limit: 2 });
+        expect(page.records).toEqual([t.e, t.b]);
+        expect(page.headRev).toBe(7);
+        const byTime = await listAll(accountId, 'task', { includeDeleted: true, updatedAfter: 0, limit: 1 });
+        expect(byTime.records).toEqual([t.a]);
+      });
+
+      it('lists projects and contexts like tasks', async () => {
+        const accountId = await newAccountId();
+        const [p1, c1, p2] = await store.write(accountId, async (w) => [
+          await w.putProject(projectDraft('p1')),
+          await w.putContext(contextDraft('c1')),
+          await w.putProject(projectDraft('p2')),
+        ]);
+        const p1Deleted = await store.write(accountId, (w) => w.putProject(projectDraft('p1', { deleted: nowMicros() })));
+        expect((await listAll(accountId, 'project')).records).toEqual([p2]);
+        expect((await listAll(accountId, 'project', { includeDeleted: true })).records).toEqual([p2, p1Deleted]);
+        expect((await listAll(accountId, 'context')).records).toEqual([c1]);
+        expect((await listAll(accountId, 'project', { includeDeleted: true, afterRev: p2?.rev ?? 0 })).records).toEqual([
+          p1Deleted,
+        ]);
+        expect(p1?.rev).toBe(1);
+        expect((await listAll(accountId, 'context')).headRev).toBe(4);
+      });
+
+      it('reads a small listing from the snapshot it was opened on', async () => {
+        const accountId = await newAccountId();
+        const t = await seed(accountId);
+        const snapshot = await store.list(accountId, 'task', { includeDeleted: true, limit: 3 });
+        try {
+          await store.write(accountId, async (w) => {
+            await w.putTask(taskDraft('a', { title: 'a changed later' }));
+            await w.putTask(taskDraft('z'));
+          });
+          expect(snapshot.headRev).toBe(7);
+          const { records } = await readAll(snapshot);
+          expect(records).toEqual([t.a, t.d, t.e]);
+        } finally {
+          await snapshot.close();
+        }
+      });
+
+      it('reads a large listing, batch by batch, from the snapshot it was opened on', async () => {
+        const accountId = await newAccountId();
+        const original = await putTasks(accountId, 3000);
+        const snapshot = await store.list(accountId, 'task', { includeDeleted: false });
+        try {
+          const first = await snapshot.nextBatch();
+          expect(first?.length).toBeGreaterThan(0);
+          // Another transaction changes what the listing has not reached yet, and adds more.
+          await store.write(accountId, async (w) => {
+            await w.putTask(taskDraft('t2999', { title: 'changed' }));
+            await w.putTask(taskDraft('t2500', { deleted: nowMicros() }));
+            await w.putTask(taskDraft('t0', { title: 'already read, changed' }));
+            await w.putTask(taskDraft('new'));
+          });
+          expect(snapshot.headRev).toBe(3000);
+          const rest = await readAll(snapshot);
+          expect([...(first ?? []), ...rest.records]).toEqual(original);
+          expect((await listAll(accountId, 'task')).headRev).toBe(3004);
+        } finally {
+          await snapshot.close();
+        }
+      });
+
+      it('streams 5,000 tasks in batches, whole or up to a limit', async () => {
+        const accountId = await newAccountId();
+        const original = await putTasks(accountId, 5000);
+        const whole = await listAll(accountId, 'task');
+        expect(whole.batches).toBeGreaterThan(1);
+        expect(whole.records).toEqual(original);
+        expect(whole.headRev).toBe(5000);
+
+        const limited = await listAll(accountId, 'task', { includeDeleted: true, limit: 4321 });
+        expect(limited.batches).toBeGreaterThan(1);
+        expect(limited.records).toEqual(original.slice(0, 4321));
+
+        const tail = await listAll(accountId, 'task', { includeDeleted: true, afterRev: 4000, limit: 700 });
+        expect(tail.records).toEqual(original.slice(4000, 4700));
+        const recent = await listAll(accountId, 'task', {
+          includeDeleted: true,
+          updatedAfter: original[3999]?.updated ?? 0,
+        });
+        expect(recent.records).toEqual(original.slice(4000));
+      });
+
+      it('lets a listing stop early and close', async () => {
+        const accountId = await newAccountId();
+        await putTasks(accountId, 2000);
+        const snapshot = await store.list(accountId, 'task', { includeDeleted: false });
+        expect((await snapshot.nextBatch())?.length).toBeGreaterThan(0);
+        await snapshot.close();
+        const next = await store.write(accountId, (w) => w.putTask(taskDraft('after')));
+        expect(next.rev).toBe(2001);
+        const unopened = await store.list(accountId, 'task', { includeDeleted: false });
+        await unopened.close();
+        expect((await listAll(accountId, 'task')).records).toHaveLength(2001);
+      });
+
+      async function putTasks(accountId: number, count: number): Promise<Task[]> {
+        const tasks: Task[] = [];
+        for (let start = 0; start < count; start += 1000) {
+          const chunk = await store.write(accountId, async (w) => {
+            const written: Task[] = [];
+            for (let i = start; i < Math.min(count, start + 1000); i += 1) {
+              written.push(await w.putTask(taskDraft(`t${i}`, { tags: [`tag ${i}`], notes: 'n'.repeat(i % 50) })));
+            }
+            return written;
+          });
+          tasks.push(...chunk);
+        }
+        return tasks;
+      }
+    });
+
+    describe('purging tombstones', () => {
+      const LONG_AGO = 1_000_000_000_000_000;
+      const LATER = 1_500_000_000_000_000;
+
+      it('removes tombstones deleted before the bound and records how far it purged', async () => {
+        const accountId = await newAccountId();
+        const other = await newAccountId();
+        const written = await store.write(accountId, async (w) => ({
+          oldTask: await w.putTask(taskDraft('old', { deleted: LONG_AGO })),
+          live: await w.putTask(taskDraft('live')),
+          oldProject: await w.putProject(projectDraft('p-old', { deleted: LONG_AGO + 1 })),
+          oldContext: await w.putContext(contextDraft('c-old', { deleted: LONG_AGO + 2 })),
+          recentTask: await w.putTask(taskDraft('recent', { deleted: LATER })),
+          liveProject: await w.putProject(projectDraft('p-live')),
+        }));
+        const otherTomb = await store.write(other, (w) => w.putTask(taskDraft('other-old', { deleted: LONG_AGO })));
+
+        expect(await store.purge(LONG_AGO)).toBe(0);
+        expect(await store.purge(LONG_AGO + 1000)).toBe(4);
+
+        expect(await store.get(accountId, 'task', 'old')).toBeUndefined();
+        expect(await store.get(accountId, 'project', 'p-old')).toBeUndefined();
+        expect(await store.get(accountId, 'context', 'c-old')).toBeUndefined();
+        expect(await store.get(accountId, 'task', 'recent')).toEqual(written.recentTask);
+        expect(await store.get(accountId, 'task', 'live')).toEqual(written.live);
+        expect(await store.get(accountId, 'project', 'p-live')).toEqual(written.liveProject);
+        expect(await store.get(other, 'task', 'other-old')).toBeUndefined();
+
+        for (const kind of ['task', 'project', 'context'] as const) {
+          const listed = await listAll(accountId, kind, { includeDeleted: true });
+          expect(listed.purgedRev).toBe(written.oldContext.rev);
+          expect(listed.purgedUpdated).toBe(written.oldContext.updated);
+          expect(listed.headRev).toBe(written.liveProject.rev);
+        }
+        const ofOther = await listAll(other, 'task', { includeDeleted: true });
+        expect(ofOther).toMatchObject({ purgedRev: otherTomb.rev, purgedUpdated: otherTomb.updated, records: [] });
+        expect((await listAll(accountId, 'task', { includeDeleted: true })).records).toEqual([
+          written.live,
+          written.recentTask,
+        ]);
+      });
+
+      it('never moves the purge marks back', async () => {
+        const accountId = await newAccountId();
+        const [deletedLater, deletedFirst] = await store.write(accountId, async (w) => [
+          await w.putTask(taskDraft('low-rev', { deleted: LATER })),
+          await w.putTask(taskDraft('high-rev', { deleted: LONG_AGO })),
+        ]);
+        expect(await store.purge(LONG_AGO + 1)).toBe(1);
+        let listed = await listAll(accountId, 'task', { includeDeleted: true });
+        expect(listed).toMatchObject({ purgedRev: deletedFirst?.rev, purgedUpdated: deletedFirst?.updated });
+        expect(await store.purge(LATER + 1)).toBe(1);
+        listed = await listAll(accountId, 'task', { includeDeleted: true });
+        expect(listed).toMatchObject({ purgedRev: deletedFirst?.rev, purgedUpdated: deletedFirst?.updated });
+        expect(deletedLater?.rev).toBeLessThan(deletedFirst?.rev ?? 0);
+        expect(listed.records).toEqual([]);
+      });
+    });
+
+    describe('idempotency answers', () => {
+      it('keeps an answer with the writes it answers, per account, without taking a rev', async () => {
+        const alice = await newAccountId();
+        const bob = await newAccountId();
+        const before = nowMicros();
+        await store.write(alice, async (w) => {
+          await w.putTask(taskDraft('t'));
+          expect(await w.findAnswer('key-1')).toBeUndefined();
+          await w.saveAnswer('key-1', 'hash-1', '{"entries":["答"]}');
+          expect(await w.findAnswer('key-1')).toMatchObject({ requestHash: 'hash-1', answer: '{"entries":["答"]}' });
+        });
+        const kept = await tx(store, alice, (w) => w.findAnswer('key-1'));
+        expect(kept).toEqual({ requestHash: 'hash-1', answer: '{"entries":["答"]}', created: kept?.created });
+        expect(kept?.created).toBeGreaterThanOrEqual(before);
+        expect(kept?.created).toBeLessThanOrEqual(nowMicros());
+        expect(await tx(store, bob, (w) => w.findAnswer('key-1'))).toBeUndefined();
+        expect((await listAll(alice, 'task')).headRev).toBe(1);
+
+        await store.write(alice, (w) => w.saveAnswer('key-1', 'hash-2', 'replaced'));
+        expect(await tx(store, alice, (w) => w.findAnswer('key-1'))).toMatchObject({
+          requestHash: 'hash-2',
+          answer: 'replaced',
+        });
+        expect((await listAll(alice, 'task')).headRev).toBe(1);
+      });
+
+      it('drops the answer when its transaction rolls back', async () => {
+        const accountId = await newAccountId();
+        await expect(
+          store.write(accountId, async (w) => {
+            await w.putTask(taskDraft('t'));
+            await w.saveAnswer('key', 'hash', 'answer');
+            throw new Error('failed after answering');
+          }),
+        ).rejects.toThrow('failed after answering');
+        expect(await tx(store, accountId, (w) => w.findAnswer('key'))).toBeUndefined();
+      });
+
+      it('forgets answers made before a moment, in every account', async () => {
+        const alice = await newAccountId();
+        const bob = await newAccountId();
+        await store.write(alice, (w) => w.saveAnswer('old', 'h', 'a'));
+        await store.write(bob, (w) => w.saveAnswer('old', 'h', 'b'));
+        // A moment 15 ms clear of both sides, in case the engine stamps answers with its own clock.
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        const between = nowMicros() - 15_000;
+        await store.write(alice, (w) => w.saveAnswer('new', 'h', 'c'));
+        expect(await store.forgetAnswers(0)).toBe(0);
+        expect(await store.forgetAnswers(between)).toBe(2);
+        expect(await tx(store, alice, (w) => w.findAnswer('old'))).toBeUndefined();
+        expect(await tx(store, bob, (w) => w.findAnswer('old'))).toBeUndefined();
+        expect((await tx(store, alice, (w) => w.findAnswer('new')))?.answer).toBe('c');
+      });
+    });
+
+    describe('projects and contexts by name, tasks by label', () => {
+      it('finds the live project or context with exactly that name', async () => {
+        const accountId = await newAccountId();
+        await store.write(accountId, async (w) => {
+          await w.putProject(projectDraft('p-old', { name: 'Work', deleted: nowMicros() }));
+          await w.putProject(projectDraft('p-new', { name: 'Work' }));
+          await w.putContext(contextDraft('c', { name: '@home' }));
+        });
+        await tx(store, accountId, async (w) => {
+          expect((await w.findProjectByName('Work'))?.id).toBe('p-new');
+          expect(await w.findProjectByName('work')).toBeUndefined();
+          expect(await w.findProjectByName('Work ')).toBeUndefined();
+          expect((await w.findContextByName('@home'))?.id).toBe('c');
+          expect(await w.findContextByName('Work')).toBeUndefined();
+          expect(await w.findProjectByName('@home')).toBeUndefined();
+        });
+      });
+
+      it('allows one live project or context per name; deleting one frees its name', async () => {
+        const accountId = await newAccountId();
+        await store.write(accountId, async (w) => {
+          await w.putProject(projectDraft('p1', { name: 'Garden' }));
+          await w.putContext(contextDraft('c1', { name: '@car' }));
+        });
+        await expect(store.write(accountId, (w) => w.putProject(projectDraft('p2', { name: 'Garden' })))).rejects.toThrow();
+        await expect(store.write(accountId, (w) => w.putContext(contextDraft('c2', { name: '@car' })))).rejects.toThrow();
+        expect(await store.get(accountId, 'project', 'p2')).toBeUndefined();
+        expect((await listAll(accountId, 'project')).headRev).toBe(2);
+
+        const reused = await store.write(accountId, async (w) => {
+          await w.putProject(projectDraft('p1', { name: 'Garden', deleted: nowMicros() }));
+          await w.putContext(contextDraft('c1', { name: '@car', deleted: nowMicros() }));
+          await w.putContext(contextDraft('c2', { name: '@car' }));
+          return w.putProject(projectDraft('p2', { name: 'Garden' }));
+        });
+        expect(reused.rev).toBe(6);
+        // Renaming onto a free name and back works; a rename onto a taken name does not.
+        await store.write(accountId, (w) => w.putProject(projectDraft('p3', { name: 'Other' })));
+        await expect(store.write(accountId, (w) => w.putProject(projectDraft('p3', { name: 'Garden' })))).rejects.toThrow();
+        // A deleted record may share its name with live ones.
+        await store.write(accountId, (w) => w.putProject(projectDraft('p1', { name: 'Other', deleted: nowMicros() })));
+      });
+
+      it('finds the live tasks of a project or context', async () => {
+        const accountId = await newAccountId();
+        const work = { id: 'p-work', name: 'Work' };
+        const home = { id: 'p-home', name: 'Home' };
+        const phone = { id: 'c-phone', name: '@phone' };
+        const tasks = await store.write(accountId, async (w) => {
+          await w.putProject(projectDraft(work.id, { name: work.name }));
+          await w.putProject(projectDraft(home.id, { name: home.name }));
+          await w.putContext(contextDraft(phone.id, { name: phone.name }));
+          return {
+            call: await w.putTask(taskDraft('call', { project: work, context: phone })),
+            mail: await w.putTask(taskDraft('mail', { project: work })),
+            gone: await w.putTask(taskDraft('gone', { project: work, context: phone, deleted: nowMicros() })),
+            paint: await w.putTask(taskDraft('paint', { project: home, context: phone })),
+            loose: await w.putTask(taskDraft('loose')),
+            done: await w.putTask(taskDraft('done', { project: work, completed: nowMicros(), trashed: nowMicros() })),
+          };
+        });
+        await tx(store, accountId, async (w) => {
+          expect(byRev(await w.tasksWithLabel('project', work.id))).toEqual([tasks.call, tasks.mail, tasks.done]);
+          expect(byRev(await w.tasksWithLabel('project', home.id))).toEqual([tasks.paint]);
+          expect(byRev(await w.tasksWithLabel('context', phone.id))).toEqual([tasks.call, tasks.paint]);
+          expect(byRev(await w.tasksWithLabel('context', work.id))).toEqual([]);
+          expect(byRev(await w.tasksWithLabel('project', 'nothing'))).toEqual([]);
+        });
+        // Inside a write, the transaction's own changes count.
+        await store.write(accountId, async (w) => {
+          await w.putTask(taskDraft('call', { deleted: nowMicros() }));
+          const moved = await w.putTask(taskDraft('loose', { project: work }));
+          expect(byRev(await w.tasksWithLabel('project', work.id))).toEqual([tasks.mail, tasks.done, moved]);
+        });
+      });
+    });
+  });
+}
+
+/** Everything a snapshot holds, read to its end; the snapshot is closed. */
+export interface SnapshotContents<T> {
+  readonly headRev: number;
+  readonly purgedRev: number;
+  readonly purgedUpdated: Micros;
+  readonly records: T[];
+  readonly batches: number;
+}
+
+export async function readAll<T>(snapshot: ListSnapshot<T>): Promise<SnapshotContents<T>> {
+  const records: T[] = [];
+  let batches = 0;
+  try {
+    for (let batch = await snapshot.nextBatch(); batch !== null; batch = await snapshot.nextBatch()) {
+      expect(batch.length).toBeGreaterThan(0);
+      records.push(...batch);
+      batches += 1;
+    }
+  } finally {
+    await snapshot.close();
+  }
+  const { headRev, purgedRev, purgedUpdated } = snapshot;
+  return { headRev, purgedRev, purgedUpdated, records, batches };
+}
+
+/** Runs checks inside a write transaction, where the by-name and by-label lookups live. */
+function tx<T>(store: Store, accountId: number, work: (t: WriteTx) => Promise<T>): Promise<T> {
+  return store.write(accountId, work);
+}
+
+/** The order of `tasksWithLabel` is not part of the contract. */
+function byRev<T extends { readonly rev: number }>(records: readonly T[]): T[] {
+  return [...records].sort((a, b) => a.rev - b.rev);
+}
+
+export function taskDraft(id: string, fields: Partial<TaskDraft> = {}): TaskDraft {
+  return {
+    id,
+    title: `task ${id}`,
+    notes: '',
+    attribute: 'inbox',
+    allDay: false,
+    startAt: null,
+    endAt: null,
+    completed: null,
+    trashed: null,
+    deleted: null,
+    project: null,
+    context: null,
+    tags: [],
+    priority: 0,
+    repeater: null,
+    ...fields,
+  };
+}
+
+export function projectDraft(id: string, fields: Partial<ProjectDraft> = {}): ProjectDraft {
+  return { id, name: `project ${id}`, notes: '', archived: null, deleted: null, ...fields };
+}
+
+export function contextDraft(id: string, fields: Partial<ContextDraft> = {}): ContextDraft {
+  return { id, name: `context ${id}`, deleted: null, ...fields };
+}
+
+function nowMicros(): Micros {
+  return microsFromMillis(Date.now());
+}
