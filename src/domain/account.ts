@@ -44,3 +44,9 @@ export interface TokenGrant {
 }
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9_.@-]{1,64}$/;
+
+/** The interface language of a new account until the user picks one. */
+export const DEFAULT_LANGUAGE = 'en';
+
+/** Weeks start on Monday (1), as in ISO 8601 and most of the world; 0 would be Sunday. */
+export const DEFAULT_WEEK_START = 1;

@@ -1,8 +1,11 @@
 import type pg from 'pg';
-import type { Account, NewAccount, NewToken, SettingsPatch, TokenGrant } from '../../domain/account.js';
+import {
+  DEFAULT_LANGUAGE,
+  DEFAULT_WEEK_START,
+  type Account, type NewAccount, type NewToken, type SettingsPatch, type TokenGrant,
+} from '../../domain/account.js';
 import { microsFromMillis } from '../../domain/time.js';
 // Shared with the SQLite store so both engines start accounts alike (see the shared suite).
-import { DEFAULT_LANGUAGE, DEFAULT_WEEK_START } from '../sqlite/account-defaults.js';
 import { UsernameTakenError } from '../store.js';
 import { ACCOUNT_COLUMNS, accountFromRow, tokenGrantFromRow, type AccountRow, type TokenGrantRow } from './account-rows.js';
 import { NoSuchAccountError, isUniqueViolation } from './errors.js';

@@ -1,7 +1,10 @@
-import type { Account, NewAccount, NewToken, SettingsPatch } from '../../domain/account.js';
+import {
+  DEFAULT_LANGUAGE,
+  DEFAULT_WEEK_START,
+  type Account, type NewAccount, type NewToken, type SettingsPatch,
+} from '../../domain/account.js';
 import type { Micros } from '../../domain/time.js';
 import { UsernameTakenError } from '../store.js';
-import { DEFAULT_LANGUAGE, DEFAULT_WEEK_START } from './account-defaults.js';
 import { ACCOUNT_COLUMNS, accountFromRow, type AccountHeadRow, type AccountRow } from './account-rows.js';
 import type { SqliteDatabase } from './connection.js';
 import { isUniqueViolation } from './sqlite-errors.js';
