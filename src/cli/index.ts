@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { ConfigError, parseCommand, USAGE, type Command } from '../config.js';
-import { serve } from '../main.js';
 import { AccountService, AdminError } from '../service/accounts.js';
 import { openStore } from '../store/open.js';
 import { UsernameTakenError } from '../store/store.js';
@@ -53,6 +52,8 @@ async function main(): Promise<void> {
     return;
   }
   if (command.command === 'serve') {
+    // Loaded only for serve: the HTTP stack is most of the start-up time of the admin commands.
+    const { serve } = await import('../main.js');
     await serve(command);
     return;
   }

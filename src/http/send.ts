@@ -3,7 +3,11 @@ import type { FastifyReply } from 'fastify';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-/** Every answer, success or error, is JSON text already rendered by the wire layer. */
-export function sendJson(reply: FastifyReply, body: string | Readable, status = 200): void {
-  void reply.code(status).header('content-type', JSON_CONTENT_TYPE).send(body);
+/**
+ * Every answer, success or error, is JSON text already rendered by the wire layer. An async
+ * handler must return the reply this gives back: fastify then waits for the onSend hooks (gzip
+ * of a large body runs as a stream), where a handler resolving undefined sends an empty body.
+ */
+export function sendJson(reply: FastifyReply, body: string | Readable, status = 200): FastifyReply {
+  return reply.code(status).header('content-type', JSON_CONTENT_TYPE).send(body);
 }

@@ -82,6 +82,14 @@ export async function startHarness(engine: Engine, options: { maintenance?: bool
   };
 }
 
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 export interface Answer {
   readonly status: number;
   readonly headers: Record<string, string | string[] | number | undefined>;
@@ -116,11 +124,5 @@ export async function call(
     headers,
     ...(payload === undefined ? {} : { payload }),
   });
-  let json: unknown = undefined;
-  try {
-    json = JSON.parse(response.body);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.statusCode, headers: response.headers, text: response.body, json };
+  return { status: response.statusCode, headers: response.headers, text: response.body, json: parsedOrUndefined(response.body) };
 }

@@ -16,12 +16,12 @@ export function registerSettingsRoutes(
     const { account } = await authenticate(deps.gate, request);
     readQuery(request, []);
     const current = await deps.settings.get(account.id);
-    sendJson(reply, renderSettings(current, microsFromMillis(Date.now())));
+    return sendJson(reply, renderSettings(current, microsFromMillis(Date.now())));
   });
   app.post('/v1/settings', async (request, reply) => {
     const { account } = await authenticate(deps.gate, request);
     readQuery(request, []);
     const updated = await deps.settings.update(account.id, readSettings(readJsonBody(request)));
-    sendJson(reply, renderSettings(updated, microsFromMillis(Date.now())));
+    return sendJson(reply, renderSettings(updated, microsFromMillis(Date.now())));
   });
 }
