@@ -1,4 +1,3 @@
-import compress from '@fastify/compress';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountService } from '../service/accounts.js';
@@ -10,6 +9,7 @@ import type { LabelInput } from '../domain/label.js';
 import type { LabelService } from '../service/labels.js';
 import { DomainError } from '../domain/errors.js';
 import { StoreUnavailableError } from '../store/store.js';
+import { registerCompression } from './compression.js';
 import { BODY_LIMIT_BYTES, bodyTextOf } from './request-body.js';
 import type { Gate } from './auth.js';
 import { LoadShedder, type LoadLimits } from './load-shedder.js';
@@ -112,7 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Responses only: request bodies are decoded by readJsonBody, which applies the body limit
   // after gunzip and answers a broken stream with E001.
-  await app.register(compress, { global: true, globalDecompression: false, threshold: 1024, encodings: ['gzip'] });
+  registerCompression(app);
 
   app.decorateRequest('decodedBody', null);
   app.decorateRequest('grant', null);

@@ -1,0 +1,45 @@
+import { pipeline, Readable } from 'node:stream';
+import { constants, createGzip, gzipSync } from 'node:zlib';
+import type { FastifyInstance } from 'fastify';
+
+/** Answers smaller than this stay plain: gzip would cost more time than the bytes it saves. */
+export const COMPRESS_THRESHOLD_BYTES = 1024;
+
+/** Level 1: for JSON about 3× faster than the default level for a size about 10% larger. */
+const GZIP_OPTIONS = { level: 1, memLevel: 9, strategy: constants.Z_DEFAULT_STRATEGY } as const;
+
+/** Whether `Accept-Encoding` allows gzip: named (or `*`) with a quality above zero. */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  let wildcard = false;
+  for (const part of header.split(',')) {
+    const [coding = '', ...params] = part.split(';').map((piece) => piece.trim().toLowerCase());
+    const quality = params.find((param) => param.startsWith('q='));
+    const allowed = quality === undefined || Number(quality.slice(2)) > 0;
+    if (coding === 'gzip' || coding === 'x-gzip') return allowed;
+    if (coding === '*') wildcard = allowed;
+  }
+  return wildcard;
+}
+
+/**
+ * Compresses answers for clients that accept gzip: a rendered string in one call, a streamed
+ * list through a gzip stream, so large answers stay streamed.
+ */
+export function registerCompression(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!acceptsGzip(request.headers['accept-encoding'])) return payload;
+    if (typeof payload === 'string') {
+      if (Buffer.byteLength(payload) < COMPRESS_THRESHOLD_BYTES) return payload;
+      void reply.header('content-encoding', 'gzip').header('vary', 'accept-encoding');
+      return gzipSync(payload, GZIP_OPTIONS);
+    }
+    if (payload instanceof Readable) {
+      void reply.header('content-encoding', 'gzip').header('vary', 'accept-encoding');
+      reply.removeHeader('content-length');
+      // pipeline, not pipe: a failing list stream must end the gzip stream (and the answer) too.
+      return pipeline(payload, createGzip(GZIP_OPTIONS), () => undefined);
+    }
+    return payload;
+  });
+}
