@@ -27,6 +27,7 @@ import { prepareGetters, type RecordGetters } from './record-readers.js';
 import { RecordWrites } from './record-writes.js';
 import { Snapshots } from './snapshot.js';
 import { isBusy } from './sqlite-errors.js';
+import { GroupCommit } from './group-commit.js';
 import { SerialQueue } from './write-queue.js';
 import { SqliteWriteTx } from './write-tx.js';
 
@@ -50,6 +51,9 @@ interface WriteStatements {
   readonly begin: { run(): unknown };
   readonly commit: { run(): unknown };
   readonly rollback: { run(): unknown };
+  readonly savepoint: { run(): unknown };
+  readonly release: { run(): unknown };
+  readonly rollbackToSavepoint: { run(): unknown };
 }
 
 /** What runs on the shared read connection, prepared on first use. */
@@ -69,6 +73,21 @@ export class SqliteStore implements Store {
   readonly #writer: SqliteDatabase;
   readonly #reader: SqliteDatabase;
   readonly #writeQueue = new SerialQueue();
+  readonly #groupCommit = new GroupCommit(
+    {
+      begin: () => this.#writes().begin.run(),
+      commit: () => this.#writes().commit.run(),
+      // A failed COMMIT may already have ended the transaction.
+      rollback: () => {
+        if (this.#writer.inTransaction) this.#writes().rollback.run();
+      },
+      savepoint: () => this.#writes().savepoint.run(),
+      release: () => this.#writes().release.run(),
+      rollbackToSavepoint: () => this.#writes().rollbackToSavepoint.run(),
+    },
+    // Not #queueWrite: a write accepted before close() must still commit while closing.
+    (flush) => this.#writeQueue.run(flush),
+  );
   readonly #ping;
   #writeStatements: WriteStatements | undefined;
   #readStatements: ReadStatements | undefined;
@@ -141,29 +160,29 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Runs `work` inside BEGIN IMMEDIATE ... COMMIT on the write connection. The queue keeps every
-   * other use of that connection out until this transaction ends, so `work` may await freely;
-   * it must not call `write` itself (it would wait for its own end).
+   * Runs `work` in a transaction on the write connection, grouped with the other writes that
+   * arrive meanwhile into one commit (one fsync); each in its own savepoint, so one failing rolls
+   * back alone. Resolves only once the group is committed. `work` may await freely, but must not
+   * call `write` itself (it would wait for its own end).
    */
   write<T>(accountId: number, work: (tx: WriteTx) => Promise<T>): Promise<T> {
-    return this.#onWriter(async (writes) => {
-      writes.begin.run();
-      let tx: SqliteWriteTx | undefined;
+    if (this.#closing !== undefined) return Promise.reject(closedError());
+    const grouped = this.#groupCommit.run(async () => {
+      const writes = this.#writes();
+      const head = writes.accounts.head(accountId);
+      if (head === undefined) throw new Error(`no account with id ${accountId}`);
+      const tx = new SqliteWriteTx(writes.records, writes.answers, accountId, head);
       try {
-        const head = writes.accounts.head(accountId);
-        if (head === undefined) throw new Error(`no account with id ${accountId}`);
-        tx = new SqliteWriteTx(writes.records, writes.answers, accountId, head);
         const result = await work(tx);
         const last = tx.end();
         if (last !== null) writes.accounts.setHead(accountId, last.rev, last.updated);
-        writes.commit.run();
         return result;
-      } catch (error) {
-        tx?.end();
-        // A failed COMMIT may already have ended the transaction.
-        if (this.#writer.inTransaction) writes.rollback.run();
-        throw error;
+      } finally {
+        tx.end();
       }
+    });
+    return grouped.catch((error: unknown) => {
+      throw isBusy(error) ? new StoreUnavailableError(error) : error;
     });
   }
 
@@ -228,6 +247,9 @@ export class SqliteStore implements Store {
       begin: this.#writer.prepare('BEGIN IMMEDIATE'),
       commit: this.#writer.prepare('COMMIT'),
       rollback: this.#writer.prepare('ROLLBACK'),
+      savepoint: this.#writer.prepare('SAVEPOINT grouped_write'),
+      release: this.#writer.prepare('RELEASE grouped_write'),
+      rollbackToSavepoint: this.#writer.prepare('ROLLBACK TO grouped_write'),
     };
     return this.#writeStatements;
   }
@@ -247,6 +269,7 @@ export class SqliteStore implements Store {
   }
 
   async #shutDown(): Promise<void> {
+    await this.#groupCommit.drained();
     await this.#writeQueue.idle();
     this.#readStatements?.snapshots.closeAll();
     this.#reader.close();

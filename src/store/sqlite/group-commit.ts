@@ -1,0 +1,119 @@
+/** What a group needs of the connection: a transaction, and savepoints inside it. */
+export interface GroupTransaction {
+  begin(): void;
+  commit(): void;
+  /** Rolls the whole transaction back, when one is open. */
+  rollback(): void;
+  savepoint(): void;
+  release(): void;
+  rollbackToSavepoint(): void;
+}
+
+interface Member {
+  /** Runs the member's work inside its savepoint; throws when the work fails. */
+  readonly execute: () => Promise<void>;
+  /** The group committed: answer with what the work returned. */
+  readonly committed: () => void;
+  readonly failed: (reason: unknown) => void;
+}
+
+/** A bound on one group, so that one commit never waits on an unbounded amount of work. */
+const MAX_GROUP = 256;
+
+/**
+ * Group commit: the write transactions that arrive while the previous commit is being made
+ * durable share one transaction and so one fsync. Each runs in its own savepoint, so a failing
+ * one rolls back alone; each is answered only after the shared COMMIT, so nothing is answered
+ * before it is durable. `schedule` must run the flush exclusively on the connection.
+ */
+export class GroupCommit {
+  #waiting: Member[] = [];
+  #flushQueued = false;
+  #flushing = false;
+
+  constructor(
+    private readonly transaction: GroupTransaction,
+    private readonly schedule: (flush: () => Promise<void>) => Promise<void>,
+  ) {}
+
+  /** Runs `work` inside the next group's transaction; resolves once that group is committed. */
+  run<T>(work: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let value: T;
+      this.#waiting.push({
+        execute: async () => {
+          value = await work();
+        },
+        committed: () => resolve(value),
+        failed: reject,
+      });
+      this.#queueFlush();
+    });
+  }
+
+  /** Resolves once every write handed to `run` so far is committed or failed. */
+  async drained(): Promise<void> {
+    while (this.#flushQueued || this.#flushing || this.#waiting.length > 0) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  #queueFlush(): void {
+    if (this.#flushQueued) return;
+    this.#flushQueued = true;
+    // setImmediate lets every request whose bytes arrived in this turn of the event loop join
+    // the group before it starts.
+    setImmediate(() => {
+      this.schedule(() => this.#flush()).catch((error: unknown) => {
+        // The connection refused the flush (the store is closing): nobody waits forever.
+        this.#flushQueued = false;
+        for (const member of this.#waiting.splice(0)) member.failed(error);
+      });
+    });
+  }
+
+  async #flush(): Promise<void> {
+    this.#flushQueued = false;
+    this.#flushing = true;
+    try {
+      await this.#commitGroup();
+    } finally {
+      this.#flushing = false;
+    }
+  }
+
+  async #commitGroup(): Promise<void> {
+    const group = this.#waiting.splice(0, MAX_GROUP);
+    if (this.#waiting.length > 0) this.#queueFlush();
+    if (group.length === 0) return;
+
+    try {
+      this.transaction.begin();
+    } catch (error) {
+      for (const member of group) member.failed(error);
+      return;
+    }
+    const done: Member[] = [];
+    for (const member of group) {
+      this.transaction.savepoint();
+      try {
+        await member.execute();
+        this.transaction.release();
+        done.push(member);
+      } catch (error) {
+        // Only this member's writes are undone; it has nothing to wait for.
+        this.transaction.rollbackToSavepoint();
+        this.transaction.release();
+        member.failed(error);
+      }
+    }
+    try {
+      this.transaction.commit();
+    } catch (error) {
+      this.transaction.rollback();
+      for (const member of done) member.failed(error);
+      return;
+    }
+    for (const member of done) member.committed();
+  }
+}
