@@ -22,6 +22,7 @@ import { readContextBody, readProjectBody } from './schemas/label.js';
 import { sendJson } from './send.js';
 import { fromProblem, renderErrorBody, statusOf, WireError } from './wire/errors.js';
 import { renderContext, renderProject, renderTask } from './wire/render.js';
+import { RenderCache } from './wire/render-cache.js';
 
 export interface AppDeps {
   readonly accounts: AccountService;
@@ -41,6 +42,9 @@ export interface AppDeps {
 }
 
 const HEADERS_TIMEOUT_MS = 10_000;
+
+/** Rendered records kept for listings: about 600 bytes each, so some 30 MB at most. */
+const RENDER_CACHE_ENTRIES = 50_000;
 
 /** Seconds a client should wait before retrying an E503. */
 const RETRY_AFTER_SECONDS = '1';
@@ -169,21 +173,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   registerSettingsRoutes(app, { gate, settings: deps.settings });
-  registerRecordRoutes<'task', TaskInput>(app, { gate, listing: deps.listing }, {
+  const recordDeps = { gate, listing: deps.listing, renderCache: new RenderCache(RENDER_CACHE_ENTRIES) };
+  registerRecordRoutes<'task', TaskInput>(app, recordDeps, {
     path: 'tasks',
     kind: 'task',
     render: renderTask,
     readBody: readTaskBody,
     upsert: (account, inputs, asArray, answering) => deps.tasks.upsert(account, inputs, asArray, answering),
   });
-  registerRecordRoutes<'project', LabelInput>(app, { gate, listing: deps.listing }, {
+  registerRecordRoutes<'project', LabelInput>(app, recordDeps, {
     path: 'projects',
     kind: 'project',
     render: renderProject,
     readBody: readProjectBody,
     upsert: (account, inputs, asArray, answering) => deps.labels.upsertProjects(account, inputs, asArray, answering),
   });
-  registerRecordRoutes<'context', LabelInput>(app, { gate, listing: deps.listing }, {
+  registerRecordRoutes<'context', LabelInput>(app, recordDeps, {
     path: 'contexts',
     kind: 'context',
     render: renderContext,

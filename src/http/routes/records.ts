@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Account } from '../../domain/account.js';
+import { TASK_LIMITS } from '../../domain/task.js';
 import type { ListingService } from '../../service/listing.js';
 import type { RecordsByKind, SyncKind } from '../../store/store.js';
 import { authenticate, type Gate } from '../auth.js';
@@ -9,6 +10,7 @@ import { readListQuery } from '../schemas/list-query.js';
 import { listBody } from '../list-body.js';
 import { sendJson } from '../send.js';
 import { WireError } from '../wire/errors.js';
+import type { RenderCache } from '../wire/render-cache.js';
 import { idempotencyOf } from '../idempotency-key.js';
 import type { Answering } from '../../service/idempotency.js';
 
@@ -29,6 +31,7 @@ export interface RecordResource<K extends SyncKind, Input> {
 export interface RecordRouteDeps {
   readonly gate: Gate;
   readonly listing: ListingService;
+  readonly renderCache: RenderCache;
 }
 
 /** The record id of `/v1/<resource>/<id>`; ids may hold `/`, `+` and `=`, encoded or not. */
@@ -54,8 +57,15 @@ export function registerRecordRoutes<K extends SyncKind, Input>(
   const list = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const { account } = await authenticate(deps.gate, request);
     const zone = account.timezone;
-    const listing = await deps.listing.open(account.id, resource.kind, readListQuery(request, zone));
-    return sendJson(reply, await listBody(listing, (record) => resource.render(record, zone)));
+    const query = readListQuery(request, zone);
+    const listing = await deps.listing.open(account.id, resource.kind, query);
+    // Pages (a limit) are what clients ask for again and again; a whole listing would only
+    // push every page out of the cache.
+    const render =
+      query.limit === undefined
+        ? (record: RecordsByKind[K]) => resource.render(record, zone)
+        : (record: RecordsByKind[K]) => deps.renderCache.render(account.id, zone, record, resource.render);
+    return sendJson(reply, await listBody(listing, render));
   };
 
   app.get(base, list);
@@ -64,6 +74,8 @@ export function registerRecordRoutes<K extends SyncKind, Input>(
     if (id === '') return list(request, reply);
     const { account } = await authenticate(deps.gate, request);
     readQuery(request, []);
+    // An id outside the id alphabet (a NUL, say) names nothing and never reaches the store.
+    if (!TASK_LIMITS.idPattern.test(id)) throw WireError.notFound(resource.kind, id);
     const record = await deps.listing.get(account.id, resource.kind, id);
     return sendJson(reply, resource.render(record, account.timezone));
   });

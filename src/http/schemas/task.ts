@@ -36,9 +36,13 @@ function isPriority(value: number): value is Priority {
   return value === 0 || value === 1 || value === 2 || value === 3;
 }
 
+/**
+ * A project or context as a task body names it. `""` is kept as a name (it means none): with an
+ * id beside it, the service tells a cleared name from an unchanged one.
+ */
 function labelRef(name: string | null | undefined, id: string | null | undefined): LabelRef | undefined {
   const hasId = id !== undefined && id !== null && id !== '';
-  if (name !== undefined && name !== null && name !== '') return hasId ? { name, id } : { name };
+  if (name !== undefined && name !== null) return hasId ? { name, id } : { name };
   if (hasId) return { id };
   if (name === undefined && id === undefined) return undefined;
   return null;
