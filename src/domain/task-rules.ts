@@ -80,10 +80,18 @@ function completesRepetition(before: TaskDraft, after: TaskDraft): boolean {
   return after.repeater !== null && before.completed === null && after.completed !== null;
 }
 
-/** A repeating task is not completed but moved to its next occurrence, while the series lasts. */
+/** Whether an instant fits a Micros exactly (a safe integer: up to 2255-06-05). */
+function representable(value: Micros | null): boolean {
+  return value === null || Number.isSafeInteger(value);
+}
+
+/**
+ * A repeating task is not completed but moved to its next occurrence, while the series lasts; an
+ * occurrence past the instants a Micros holds exactly ends it as well.
+ */
 function advanceRepetition(task: TaskDraft, zone: string): TaskDraft {
   if (task.repeater === null) return task;
   const next = nextOccurrence({ ...task, repeater: task.repeater }, zone);
-  if (next === null) return task;
+  if (next === null || !representable(next.startAt) || !representable(next.endAt)) return task;
   return { ...task, startAt: next.startAt, endAt: next.endAt, repeater: next.repeater, completed: null };
 }

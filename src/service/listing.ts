@@ -73,9 +73,12 @@ export class ListingService {
       ...(request.updatedAfter === undefined ? {} : { updatedAfter: request.updatedAfter }),
       ...(storeLimit === undefined ? {} : { limit: storeLimit }),
     });
+    // Marks of 0 mean nothing was purged: then no position is too old, not even one before 1970.
+    const purged = snapshot.purgedRev > 0;
     const expired =
-      (request.afterRev !== undefined && request.afterRev < snapshot.purgedRev) ||
-      (request.updatedAfter !== undefined && request.updatedAfter < snapshot.purgedUpdated);
+      purged &&
+      ((request.afterRev !== undefined && request.afterRev < snapshot.purgedRev) ||
+        (request.updatedAfter !== undefined && request.updatedAfter < snapshot.purgedUpdated));
     if (expired) {
       await snapshot.close();
       throw new DomainError({ kind: 'cursor_expired' });

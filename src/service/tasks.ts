@@ -27,8 +27,8 @@ export class TaskService {
     if (input.ifRev !== undefined && existing?.rev !== input.ifRev) {
       throw new DomainError({ kind: 'conflict', record: 'task', id: input.id ?? '' });
     }
-    const project = await resolveLabel(tx, 'project', input.project);
-    const context = await resolveLabel(tx, 'context', input.context);
+    const project = await resolveLabel(tx, 'project', input.project, existing?.project ?? null);
+    const context = await resolveLabel(tx, 'context', input.context, existing?.context ?? null);
     const draft = mergeTask(existing, input, { newId: newRecordId(), zone, project, context });
     return tx.putTask(draft);
   }
@@ -37,26 +37,35 @@ export class TaskService {
 /**
  * Turns a request's project or context reference into the label to keep on the task. A name
  * finds the live label of that name or creates it; `""` means none, as old clients send it.
+ * A reference with both (a whole task sent back) counts by the part the client changed: the name,
+ * unless it is the task's current label name, in which case the id.
  */
 async function resolveLabel(
   tx: WriteTx,
   kind: 'project' | 'context',
   ref: LabelRef | undefined,
+  current: Label | null,
 ): Promise<Label | null | undefined> {
   if (ref === undefined || ref === null) return ref;
-  if ('id' in ref) {
-    const found = kind === 'project' ? await tx.getProject(ref.id) : await tx.getContext(ref.id);
-    if (found === undefined || found.deleted !== null) throw invalid(`${kind}_id`, `no such ${kind}`);
-    return { id: found.id, name: found.name };
-  }
-  if (ref.name === '') return null;
+  if (!('name' in ref)) return labelById(tx, kind, ref.id);
+  if ('id' in ref && ref.name === current?.name) return labelById(tx, kind, ref.id);
+  return labelByName(tx, kind, ref.name);
+}
+
+async function labelById(tx: WriteTx, kind: 'project' | 'context', id: string): Promise<Label> {
+  const found = kind === 'project' ? await tx.getProject(id) : await tx.getContext(id);
+  if (found === undefined || found.deleted !== null) throw invalid(`${kind}_id`, `no such ${kind}`);
+  return { id: found.id, name: found.name };
+}
+
+async function labelByName(tx: WriteTx, kind: 'project' | 'context', name: string): Promise<Label | null> {
+  if (name === '') return null;
   if (kind === 'project') {
     const project =
-      (await tx.findProjectByName(ref.name)) ??
-      (await tx.putProject({ id: newRecordId(), name: ref.name, notes: '', archived: null, deleted: null }));
+      (await tx.findProjectByName(name)) ??
+      (await tx.putProject({ id: newRecordId(), name, notes: '', archived: null, deleted: null }));
     return { id: project.id, name: project.name };
   }
-  const context =
-    (await tx.findContextByName(ref.name)) ?? (await tx.putContext({ id: newRecordId(), name: ref.name, deleted: null }));
+  const context = (await tx.findContextByName(name)) ?? (await tx.putContext({ id: newRecordId(), name, deleted: null }));
   return { id: context.id, name: context.name };
 }
