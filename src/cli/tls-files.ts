@@ -23,7 +23,9 @@ export async function loadTls(
     const [cert, key] = await Promise.all([readFile(certFile, 'utf8'), readFile(keyFile, 'utf8')]);
     return { material: { cert, key }, made: false, certFile };
   } catch (error) {
-    if (configured !== null || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    // Only a first start without configured files makes a certificate; anything else is a fault.
+    const missing = error instanceof Error && 'code' in error && error.code === 'ENOENT';
+    if (configured !== null || !missing) throw error;
   }
   const notAfterDate = new Date(Date.now() + CERTIFICATE_DAYS * 86_400_000);
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountService } from '../service/accounts.js';
 import type { ListingService } from '../service/listing.js';
@@ -59,13 +59,18 @@ declare module 'fastify' {
   }
 }
 
+/** The `code` fastify puts on its own errors (`FST_ERR_…`), if the error has one. */
+function frameworkCodeOf(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+  return typeof error.code === 'string' ? error.code : undefined;
+}
+
 /** Maps anything thrown while serving to the contract's error; unknown failures stay unknown. */
 function wireErrorOf(error: unknown): WireError | undefined {
   if (error instanceof WireError) return error;
   if (error instanceof DomainError) return fromProblem(error.problem);
   if (error instanceof StoreUnavailableError) return WireError.unavailable();
-  const code = (error as Partial<FastifyError> | null)?.code;
-  switch (code) {
+  switch (frameworkCodeOf(error)) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return WireError.bodyTooLarge();
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
