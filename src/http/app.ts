@@ -23,6 +23,7 @@ import { sendJson } from './send.js';
 import { fromProblem, renderErrorBody, statusOf, WireError } from './wire/errors.js';
 import { renderContext, renderProject, renderTask } from './wire/render.js';
 import { RenderCache } from './wire/render-cache.js';
+import { AnswerCache } from './answer-cache.js';
 
 export interface AppDeps {
   readonly accounts: AccountService;
@@ -45,6 +46,9 @@ const HEADERS_TIMEOUT_MS = 10_000;
 
 /** Rendered records kept for listings: about 600 bytes each, so some 30 MB at most. */
 const RENDER_CACHE_ENTRIES = 50_000;
+
+/** List pages kept whole: at most some 32 million characters (about 32 MB of ASCII JSON). */
+const ANSWER_CACHE_CHARS = 32 * 1024 * 1024;
 
 /** Seconds a client should wait before retrying an E503. */
 const RETRY_AFTER_SECONDS = '1';
@@ -178,7 +182,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   registerSettingsRoutes(app, { gate, settings: deps.settings });
-  const recordDeps = { gate, listing: deps.listing, renderCache: new RenderCache(RENDER_CACHE_ENTRIES) };
+  const recordDeps = {
+    gate,
+    listing: deps.listing,
+    renderCache: new RenderCache(RENDER_CACHE_ENTRIES),
+    answers: new AnswerCache(ANSWER_CACHE_CHARS),
+  };
   registerRecordRoutes<'task', TaskInput>(app, recordDeps, {
     path: 'tasks',
     kind: 'task',

@@ -1,6 +1,6 @@
 import { pipeline, Readable } from 'node:stream';
 import { constants, createGzip, gzipSync } from 'node:zlib';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /** Answers smaller than this stay plain: gzip would cost more time than the bytes it saves. */
 export const COMPRESS_THRESHOLD_BYTES = 1024;
@@ -23,19 +23,36 @@ export function acceptsGzip(header: string | undefined): boolean {
 }
 
 /**
+ * Whether to send this rendered answer gzip-compressed. Its length in characters stands for its
+ * size: a short text of many-byte characters may stay plain, which the contract allows.
+ */
+export function wantsGzip(request: FastifyRequest, body: string): boolean {
+  return body.length >= COMPRESS_THRESHOLD_BYTES && acceptsGzip(request.headers['accept-encoding']);
+}
+
+export function gzipAnswer(body: string): Buffer {
+  return gzipSync(body, GZIP_OPTIONS);
+}
+
+/** Labels a reply whose payload is already gzip-compressed. */
+export function markGzipped(reply: FastifyReply): void {
+  void reply.header('content-encoding', 'gzip').header('vary', 'accept-encoding');
+}
+
+/**
  * Compresses answers for clients that accept gzip: a rendered string in one call, a streamed
- * list through a gzip stream, so large answers stay streamed.
+ * list through a gzip stream, so large answers stay streamed. Buffers are sent as they are
+ * (already compressed by whoever made them).
  */
 export function registerCompression(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
-    if (!acceptsGzip(request.headers['accept-encoding'])) return payload;
     if (typeof payload === 'string') {
-      if (Buffer.byteLength(payload) < COMPRESS_THRESHOLD_BYTES) return payload;
-      void reply.header('content-encoding', 'gzip').header('vary', 'accept-encoding');
-      return gzipSync(payload, GZIP_OPTIONS);
+      if (!wantsGzip(request, payload)) return payload;
+      markGzipped(reply);
+      return gzipAnswer(payload);
     }
-    if (payload instanceof Readable) {
-      void reply.header('content-encoding', 'gzip').header('vary', 'accept-encoding');
+    if (payload instanceof Readable && acceptsGzip(request.headers['accept-encoding'])) {
+      markGzipped(reply);
       reply.removeHeader('content-length');
       // pipeline, not pipe: a failing list stream must end the gzip stream (and the answer) too.
       return pipeline(payload, createGzip(GZIP_OPTIONS), () => undefined);

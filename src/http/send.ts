@@ -8,6 +8,6 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  * handler must return the reply this gives back: fastify then waits for the onSend hooks (gzip
  * of a large body runs as a stream), where a handler resolving undefined sends an empty body.
  */
-export function sendJson(reply: FastifyReply, body: string | Readable, status = 200): FastifyReply {
+export function sendJson(reply: FastifyReply, body: string | Buffer | Readable, status = 200): FastifyReply {
   return reply.code(status).header('content-type', JSON_CONTENT_TYPE).send(body);
 }

@@ -1,6 +1,6 @@
 import { DomainError } from '../domain/errors.js';
 import type { Micros } from '../domain/time.js';
-import type { ListSnapshot, RecordsByKind, Store, SyncKind } from '../store/store.js';
+import type { AccountHead, ListSnapshot, RecordsByKind, Store, SyncKind } from '../store/store.js';
 
 /** The parameters of a list call, already parsed. `afterRev` is what a cursor stands for. */
 export interface ListRequest {
@@ -54,6 +54,11 @@ export class Listing<T extends { readonly rev: number }> {
     return this.cut ? this.lastRev : this.snapshot.headRev;
   }
 
+  /** Where the account stood at the snapshot: the same head always gives the same answer. */
+  get head(): AccountHead {
+    return { rev: this.snapshot.headRev, purgedRev: this.snapshot.purgedRev };
+  }
+
   close(): Promise<void> {
     return this.snapshot.close();
   }
@@ -84,6 +89,13 @@ export class ListingService {
       throw new DomainError({ kind: 'cursor_expired' });
     }
     return new Listing(snapshot, request.limit);
+  }
+
+  /** Where the account stands now; an unknown account has no head. */
+  async head(accountId: number): Promise<AccountHead> {
+    const head = await this.store.head(accountId);
+    if (head === undefined) throw new Error(`account ${accountId} vanished`);
+    return head;
   }
 
   async get<K extends SyncKind>(accountId: number, kind: K, id: string): Promise<RecordsByKind[K]> {

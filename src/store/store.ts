@@ -11,6 +11,12 @@ export interface RecordsByKind {
 }
 export type SyncKind = keyof RecordsByKind;
 
+/** Where an account's data stands: every change raises `rev`, every purge `purgedRev`. */
+export interface AccountHead {
+  readonly rev: number;
+  readonly purgedRev: number;
+}
+
 export interface ListQuery {
   /** Only changes with a larger `rev` (a cursor position). */
   readonly afterRev?: number;
@@ -87,6 +93,8 @@ export interface Store {
   /** Runs `work` in one transaction for the account: all its puts commit together or not at all. */
   write<T>(accountId: number, work: (tx: WriteTx) => Promise<T>): Promise<T>;
   get<K extends SyncKind>(accountId: number, kind: K, id: string): Promise<RecordsByKind[K] | undefined>;
+  /** The account's head, read alone: cheap, for telling whether anything changed. */
+  head(accountId: number): Promise<AccountHead | undefined>;
   list<K extends SyncKind>(accountId: number, kind: K, query: ListQuery): Promise<ListSnapshot<RecordsByKind[K]>>;
   /** Removes tombstones deleted before `deletedBefore`, remembering per account what was purged. */
   purge(deletedBefore: Micros): Promise<number>;

@@ -760,6 +760,21 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
         });
       });
     });
+
+    describe('head', () => {
+      it('tells where an account stands, and moves with each change and purge', async () => {
+        const accountId = await newAccountId();
+        expect(await store.head(accountId)).toEqual({ rev: 0, purgedRev: 0 });
+        await store.write(accountId, async (w) => {
+          await w.putTask(taskDraft('one'));
+          await w.putTask(taskDraft('two', { deleted: nowMicros() - 10 }));
+        });
+        expect(await store.head(accountId)).toEqual({ rev: 2, purgedRev: 0 });
+        await store.purge(nowMicros());
+        expect(await store.head(accountId)).toEqual({ rev: 2, purgedRev: 2 });
+        expect(await store.head(accountId + 1000)).toBeUndefined();
+      });
+    });
   });
 }
 

@@ -11,6 +11,8 @@ import { listBody } from '../list-body.js';
 import { sendJson } from '../send.js';
 import { WireError } from '../wire/errors.js';
 import type { RenderCache } from '../wire/render-cache.js';
+import type { AnswerCache, KeptAnswer } from '../answer-cache.js';
+import { gzipAnswer, markGzipped, wantsGzip } from '../compression.js';
 import { idempotencyOf } from '../idempotency-key.js';
 import type { Answering } from '../../service/idempotency.js';
 
@@ -32,6 +34,7 @@ export interface RecordRouteDeps {
   readonly gate: Gate;
   readonly listing: ListingService;
   readonly renderCache: RenderCache;
+  readonly answers: AnswerCache;
 }
 
 /** The record id of `/v1/<resource>/<id>`; ids may hold `/`, `+` and `=`, encoded or not. */
@@ -46,6 +49,13 @@ function idOf(request: FastifyRequest, prefix: string): string {
   }
 }
 
+function sendKept(request: FastifyRequest, reply: FastifyReply, kept: KeptAnswer): FastifyReply {
+  if (!wantsGzip(request, kept.body)) return sendJson(reply, kept.body);
+  kept.gzipped ??= gzipAnswer(kept.body);
+  markGzipped(reply);
+  return sendJson(reply, kept.gzipped);
+}
+
 /** GET list, GET one, POST one or many: the same rules for every synced resource. */
 export function registerRecordRoutes<K extends SyncKind, Input>(
   app: FastifyInstance,
@@ -58,14 +68,19 @@ export function registerRecordRoutes<K extends SyncKind, Input>(
     const { account } = await authenticate(deps.gate, request);
     const zone = account.timezone;
     const query = readListQuery(request, zone);
+    if (query.limit === undefined) {
+      const listing = await deps.listing.open(account.id, resource.kind, query);
+      return sendJson(reply, await listBody(listing, (record) => resource.render(record, zone)));
+    }
+    // Pages (a limit) are what clients ask for again and again, polling for changes or paging
+    // anew: kept whole while the account stands still, and their records rendered once.
+    const key = `${account.id}|${resource.kind}|${zone}|${query.afterRev ?? ''}|${query.updatedAfter ?? ''}|${query.limit}`;
+    const kept = deps.answers.get(key, await deps.listing.head(account.id));
+    if (kept !== undefined) return sendKept(request, reply, kept);
     const listing = await deps.listing.open(account.id, resource.kind, query);
-    // Pages (a limit) are what clients ask for again and again; a whole listing would only
-    // push every page out of the cache.
-    const render =
-      query.limit === undefined
-        ? (record: RecordsByKind[K]) => resource.render(record, zone)
-        : (record: RecordsByKind[K]) => deps.renderCache.render(account.id, zone, record, resource.render);
-    return sendJson(reply, await listBody(listing, render));
+    const body = await listBody(listing, (record) => deps.renderCache.render(account.id, zone, record, resource.render));
+    if (typeof body === 'string') deps.answers.set(key, listing.head, body);
+    return sendJson(reply, body);
   };
 
   app.get(base, list);

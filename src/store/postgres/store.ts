@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import type { Account, NewAccount, NewToken, SettingsPatch, TokenGrant } from '../../domain/account.js';
 import type { Micros } from '../../domain/time.js';
-import type { ListQuery, ListSnapshot, RecordsByKind, Store, SyncKind, WriteTx } from '../store.js';
+import type { AccountHead, ListQuery, ListSnapshot, RecordsByKind, Store, SyncKind, WriteTx } from '../store.js';
+import { numberFromBigint, type BigintText } from './values.js';
 import { AccountWriteQueue } from './account-queue.js';
 import * as accounts from './accounts.js';
 import { guarded } from './errors.js';
@@ -86,6 +87,17 @@ export class PostgresStore implements Store {
     return guarded(async () => {
       const [record] = await KIND_TABLES[kind].select(this.pool, 'account_id = $1 AND id = $2', [accountId, id]);
       return record;
+    });
+  }
+
+  head(accountId: number): Promise<AccountHead | undefined> {
+    return guarded(async () => {
+      const result = await this.pool.query<{ rev: BigintText; purged_rev: BigintText }>(
+        'SELECT rev, purged_rev FROM accounts WHERE id = $1',
+        [accountId],
+      );
+      const [row] = result.rows;
+      return row === undefined ? undefined : { rev: numberFromBigint(row.rev), purgedRev: numberFromBigint(row.purged_rev) };
     });
   }
 

@@ -2,6 +2,7 @@ import type { Account, NewAccount, NewToken, SettingsPatch, TokenGrant } from '.
 import type { Micros } from '../../domain/time.js';
 import {
   StoreUnavailableError,
+  type AccountHead,
   type ListQuery,
   type ListSnapshot,
   type RecordsByKind,
@@ -9,7 +10,7 @@ import {
   type SyncKind,
   type WriteTx,
 } from '../store.js';
-import { AccountReads } from './account-reads.js';
+import { AccountReads, prepareListHead } from './account-reads.js';
 import { AccountWrites } from './account-writes.js';
 import { AnswerWrites } from './answers.js';
 import { nowMicros } from './clock.js';
@@ -61,6 +62,7 @@ interface ReadStatements {
   readonly accounts: AccountReads;
   readonly records: RecordGetters;
   readonly snapshots: Snapshots;
+  readonly listHead: ReturnType<typeof prepareListHead>;
 }
 
 /**
@@ -190,6 +192,11 @@ export class SqliteStore implements Store {
     return this.#reads().records[kind].get(accountId, id);
   }
 
+  async head(accountId: number): Promise<AccountHead | undefined> {
+    const row = this.#reads().listHead(accountId);
+    return row === undefined ? undefined : { rev: row.rev, purgedRev: row.purged_rev };
+  }
+
   async list<K extends SyncKind>(
     accountId: number,
     kind: K,
@@ -260,6 +267,7 @@ export class SqliteStore implements Store {
       accounts: new AccountReads(this.#reader),
       records: prepareGetters(this.#reader),
       snapshots: new Snapshots(this.#file, this.#reader),
+      listHead: prepareListHead(this.#reader),
     };
     return this.#readStatements;
   }
