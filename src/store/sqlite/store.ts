@@ -28,6 +28,7 @@ import { prepareGetters, type RecordGetters } from './record-readers.js';
 import { RecordWrites } from './record-writes.js';
 import { Snapshots } from './snapshot.js';
 import { isBusy } from './sqlite-errors.js';
+import { GrantCache } from './grant-cache.js';
 import { GroupCommit } from './group-commit.js';
 import { SerialQueue } from './write-queue.js';
 import { SqliteWriteTx } from './write-tx.js';
@@ -63,6 +64,7 @@ interface ReadStatements {
   readonly records: RecordGetters;
   readonly snapshots: Snapshots;
   readonly listHead: ReturnType<typeof prepareListHead>;
+  readonly grants: GrantCache;
 }
 
 /**
@@ -154,7 +156,7 @@ export class SqliteStore implements Store {
   }
 
   async findToken(hash: string): Promise<TokenGrant | undefined> {
-    return this.#reads().accounts.findToken(hash);
+    return this.#reads().grants.find(hash);
   }
 
   async revokeToken(hash: string): Promise<boolean> {
@@ -263,13 +265,23 @@ export class SqliteStore implements Store {
 
   #reads(): ReadStatements {
     this.#assertOpen();
-    this.#readStatements ??= {
-      accounts: new AccountReads(this.#reader),
+    this.#readStatements ??= this.#prepareReads();
+    return this.#readStatements;
+  }
+
+  #prepareReads(): ReadStatements {
+    const accounts = new AccountReads(this.#reader);
+    const dataVersion = this.#reader.prepare<[], number>('PRAGMA data_version').pluck();
+    return {
+      accounts,
       records: prepareGetters(this.#reader),
       snapshots: new Snapshots(this.#file, this.#reader),
       listHead: prepareListHead(this.#reader),
+      grants: new GrantCache(
+        () => dataVersion.get() ?? 0,
+        (hash) => accounts.findToken(hash),
+      ),
     };
-    return this.#readStatements;
   }
 
   #assertOpen(): void {
