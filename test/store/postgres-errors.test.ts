@@ -37,6 +37,7 @@ describe('which PostgreSQL errors mean "unavailable"', () => {
     'Connection terminated due to connection timeout',
     'timeout exceeded when trying to connect',
     'Client has encountered a connection error and is not queryable',
+    'Query read timeout',
   ])('driver error "%s"', (message) => {
     expect(isUnavailable(new Error(message))).toBe(true);
   });

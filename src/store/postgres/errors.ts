@@ -41,6 +41,7 @@ const UNAVAILABLE_MESSAGES = [
   'Client has encountered a connection error and is not queryable',
   'timeout exceeded when trying to connect',
   'timeout expired',
+  'Query read timeout',
 ];
 
 function codeOf(error: object): string | undefined {

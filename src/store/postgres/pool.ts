@@ -15,6 +15,8 @@ const DEFAULT_POOL_SIZE = 10;
 const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 const IDLE_CONNECTION_CLOSE_MS = 30_000;
+/** Past the server's own statement timeout: only a server or network gone silent reaches it. */
+const SILENT_SERVER_MARGIN_MS = 5_000;
 
 export function createPool(options: PostgresOptions): pg.Pool {
   const pool = new pg.Pool({
@@ -25,6 +27,8 @@ export function createPool(options: PostgresOptions): pg.Pool {
     connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     idleTimeoutMillis: IDLE_CONNECTION_CLOSE_MS,
     statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+    // A server that stops answering altogether (a silent network) cancels nothing itself.
+    query_timeout: (options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS) + SILENT_SERVER_MARGIN_MS,
     // Notices a vanished server or a broken network path on idle connections.
     keepAlive: true,
     application_name: 'task-service',
