@@ -1,5 +1,3 @@
-import type { ContextDraft, ProjectDraft } from '../../src/domain/label.js';
-import type { TaskDraft } from '../../src/domain/task.js';
 import type { ListSnapshot } from '../../src/store/store.js';
 import { openPostgresStore, type PostgresOptions, type PostgresStore } from '../../src/store/postgres/store.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
@@ -33,35 +31,8 @@ export async function openTestPostgresStore(
   };
 }
 
-/** A live inbox task with every optional field empty, changed by `fields`. */
-export function taskDraft(id: string, fields: Partial<TaskDraft> = {}): TaskDraft {
-  return {
-    id,
-    title: `task ${id}`,
-    notes: '',
-    attribute: 'inbox',
-    allDay: false,
-    startAt: null,
-    endAt: null,
-    completed: null,
-    trashed: null,
-    deleted: null,
-    project: null,
-    context: null,
-    tags: [],
-    priority: 0,
-    repeater: null,
-    ...fields,
-  };
-}
-
-export function projectDraft(id: string, fields: Partial<ProjectDraft> = {}): ProjectDraft {
-  return { id, name: `project ${id}`, notes: '', archived: null, deleted: null, ...fields };
-}
-
-export function contextDraft(id: string, fields: Partial<ContextDraft> = {}): ContextDraft {
-  return { id, name: `context ${id}`, deleted: null, ...fields };
-}
+// The same drafts as the shared suite's, for the PostgreSQL-only tests.
+export { contextDraft, projectDraft, taskDraft } from './suite.js';
 
 /** Reads a whole snapshot and closes it. */
 export async function readAll<T>(snapshot: ListSnapshot<T>): Promise<T[]> {
