@@ -1,8 +1,8 @@
 import type { AccountHead } from '../store/store.js';
 
-/** A page of a list kept as sent, with its gzip made on first demand. */
+/** A list answer kept as sent (UTF-8 bytes, so it is encoded once), its gzip made on first demand. */
 export interface KeptAnswer {
-  readonly body: string;
+  readonly body: Buffer;
   gzipped: Buffer | undefined;
 }
 
@@ -11,17 +11,17 @@ interface Entry extends KeptAnswer {
 }
 
 /**
- * List pages kept by what was asked (account, resource, parameters, zone) and where the account
- * stood when they were read. Every change of an account raises its head `rev` and every purge its
- * `purgedRev`, so an answer read at the same head is the same answer: clients polling for
- * changes, or paging again, are answered without reading the records. Bounded in characters;
- * the oldest pages go first.
+ * List answers kept by what was asked (account, resource, parameters, zone) and where the
+ * account stood when they were read. Every change of an account raises its head `rev` and every
+ * purge its `purgedRev`, so an answer read at the same head is the same answer: clients polling
+ * for changes, or paging again, are answered without reading the records. Bounded in bytes; the
+ * oldest answers go first.
  */
 export class AnswerCache {
   readonly #entries = new Map<string, Entry>();
-  #chars = 0;
+  #bytes = 0;
 
-  constructor(private readonly maxChars: number) {}
+  constructor(private readonly maxBytes: number) {}
 
   /** The kept answer, when the account still stands where it stood when it was read. */
   get(key: string, head: AccountHead): KeptAnswer | undefined {
@@ -32,21 +32,24 @@ export class AnswerCache {
     return undefined;
   }
 
-  set(key: string, head: AccountHead, body: string): void {
+  /** Keeps an answer; gives it back as bytes, ready to send. */
+  set(key: string, head: AccountHead, text: string): KeptAnswer {
     const previous = this.#entries.get(key);
     if (previous !== undefined) this.#drop(key, previous);
-    if (body.length > this.maxChars) return;
-    while (this.#chars + body.length > this.maxChars) {
+    const entry: Entry = { head, body: Buffer.from(text, 'utf8'), gzipped: undefined };
+    if (entry.body.length > this.maxBytes) return entry;
+    while (this.#bytes + entry.body.length > this.maxBytes) {
       const oldest = this.#entries.entries().next();
       if (oldest.done === true) break;
       this.#drop(oldest.value[0], oldest.value[1]);
     }
-    this.#entries.set(key, { head, body, gzipped: undefined });
-    this.#chars += body.length;
+    this.#entries.set(key, entry);
+    this.#bytes += entry.body.length;
+    return entry;
   }
 
   #drop(key: string, entry: Entry): void {
     this.#entries.delete(key);
-    this.#chars -= entry.body.length;
+    this.#bytes -= entry.body.length;
   }
 }

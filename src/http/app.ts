@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountService } from '../service/accounts.js';
@@ -19,7 +21,7 @@ import { registerRecordRoutes } from './routes/records.js';
 import { registerSettingsRoutes } from './routes/settings.js';
 import { readTaskBody } from './schemas/task.js';
 import { readContextBody, readProjectBody } from './schemas/label.js';
-import { sendJson } from './send.js';
+import { JSON_CONTENT_TYPE, sendJson } from './send.js';
 import { fromProblem, renderErrorBody, statusOf, WireError } from './wire/errors.js';
 import { renderContext, renderProject, renderTask } from './wire/render.js';
 import { RenderCache } from './wire/render-cache.js';
@@ -44,17 +46,30 @@ export interface AppDeps {
 
 const HEADERS_TIMEOUT_MS = 10_000;
 
+/**
+ * How often node looks for connections past the header and request time-outs. Its default, 30 s,
+ * let a client trickling its headers hold on for up to 40 s instead of 10.
+ */
+const TIMEOUT_CHECK_INTERVAL_MS = 1000;
+
+/** Options of node's HTTP server, for plain HTTP and HTTPS alike. */
+const SERVER_OPTIONS = {
+  connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+  // Host names nothing here, and node's own refusal of a request without it has no JSON body.
+  requireHostHeader: false,
+} as const;
+
 /** Rendered records kept for listings: about 600 bytes each, so some 30 MB at most. */
 const RENDER_CACHE_ENTRIES = 50_000;
 
-/** List pages kept whole: at most some 32 million characters (about 32 MB of ASCII JSON). */
-const ANSWER_CACHE_CHARS = 32 * 1024 * 1024;
+/** List answers kept whole, in bytes. */
+const ANSWER_CACHE_BYTES = 32 * 1024 * 1024;
 
 /** Seconds a client should wait before retrying an E503. */
 const RETRY_AFTER_SECONDS = '1';
 
 /** Past these, new requests are refused with E503 rather than queued into a time-out. */
-const DEFAULT_LOAD_LIMITS: LoadLimits = { maxInFlight: 1024, maxEventLoopDelayMs: 1000 };
+const DEFAULT_LOAD_LIMITS: LoadLimits = { maxInFlight: 1024, maxEventLoopDelayMs: 1000, maxTurnMs: 50 };
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -90,6 +105,31 @@ function wireErrorOf(error: unknown): WireError | undefined {
   }
 }
 
+/**
+ * The answer to HTTP that could not be read as a request (node's parser refused it): a broken
+ * body framing is E001, anything else names no address of the API, E002. A client too slow to
+ * send a request gets no answer: the connection is closed.
+ */
+function clientErrorOf(error: Error): WireError | undefined {
+  const code = frameworkCodeOf(error) ?? '';
+  if (!code.startsWith('HPE_')) return undefined;
+  return /CONTENT_LENGTH|CHUNK|TRANSFER_ENCODING/.test(code) ? WireError.unparsableJson() : WireError.noSuchAddress();
+}
+
+/** Replaces fastify's own answer to malformed HTTP, whose body is not the contract's. */
+function answerClientError(error: Error, socket: Duplex): void {
+  const known = clientErrorOf(error);
+  if (known !== undefined && socket.writable) {
+    const body = renderErrorBody(known.retcode, known.retmsg, '');
+    const status = statusOf(known.retcode);
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
 function reqdataOf(request: FastifyRequest): string {
   return request.method === 'POST' ? bodyTextOf(request) : rawQuery(request);
 }
@@ -115,7 +155,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     keepAliveTimeout: 10_000,
     // A URL fastify cannot decode is answered by the catalogue too, not with fastify's own body.
     frameworkErrors: (error, request, reply) => sendError(request, reply, wireErrorOf(error) ?? WireError.internal()),
-    ...(deps.tls ? { https: { key: deps.tls.key, cert: deps.tls.cert, minVersion: 'TLSv1.2' as const } } : {}),
+    clientErrorHandler: answerClientError,
+    ...(deps.tls
+      ? { https: { key: deps.tls.key, cert: deps.tls.cert, minVersion: 'TLSv1.2' as const, ...SERVER_OPTIONS } }
+      : { http: SERVER_OPTIONS }),
     // Fastify types an HTTPS app by its raw server; routes and hooks are the same for both and
     // nothing here touches the raw server, so both are handled as the default instance type.
   }) as unknown as FastifyInstance;
@@ -138,6 +181,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const shedder = new LoadShedder(deps.loadLimits ?? DEFAULT_LOAD_LIMITS);
   shedder.start();
+  app.addHook('onListen', async () => shedder.timeTurns());
   app.addHook('onClose', async () => shedder.stop());
   const gate: Gate = {
     accounts: deps.accounts,
@@ -170,7 +214,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setNotFoundHandler((request, reply) => sendError(request, reply, WireError.noSuchAddress()));
 
   app.setErrorHandler((error, request, reply) => {
-    const known = wireErrorOf(error);
+    // A client that went away before its body was whole: nothing was read, and no failure of ours.
+    const known = wireErrorOf(error) ?? (request.raw.readableAborted ? WireError.unparsableJson() : undefined);
     if (known === undefined) deps.log.error({ err: error, path: rawPath(request) }, 'unexpected error');
     else if (known.retcode === 'E503') deps.log.warn({ err: error, path: rawPath(request) }, 'store unavailable');
     sendError(request, reply, known ?? WireError.internal());
@@ -186,7 +231,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     gate,
     listing: deps.listing,
     renderCache: new RenderCache(RENDER_CACHE_ENTRIES),
-    answers: new AnswerCache(ANSWER_CACHE_CHARS),
+    answers: new AnswerCache(ANSWER_CACHE_BYTES),
   };
   registerRecordRoutes<'task', TaskInput>(app, recordDeps, {
     path: 'tasks',

@@ -23,14 +23,14 @@ export function acceptsGzip(header: string | undefined): boolean {
 }
 
 /**
- * Whether to send this rendered answer gzip-compressed. Its length in characters stands for its
- * size: a short text of many-byte characters may stay plain, which the contract allows.
+ * Whether to send an answer of this size gzip-compressed. For text, its length in characters
+ * stands for its size: a short text of many-byte characters may stay plain, as the contract allows.
  */
-export function wantsGzip(request: FastifyRequest, body: string): boolean {
-  return body.length >= COMPRESS_THRESHOLD_BYTES && acceptsGzip(request.headers['accept-encoding']);
+export function wantsGzip(request: FastifyRequest, size: number): boolean {
+  return size >= COMPRESS_THRESHOLD_BYTES && acceptsGzip(request.headers['accept-encoding']);
 }
 
-export function gzipAnswer(body: string): Buffer {
+export function gzipAnswer(body: string | Buffer): Buffer {
   return gzipSync(body, GZIP_OPTIONS);
 }
 
@@ -47,7 +47,7 @@ export function markGzipped(reply: FastifyReply): void {
 export function registerCompression(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply, payload) => {
     if (typeof payload === 'string') {
-      if (!wantsGzip(request, payload)) return payload;
+      if (!wantsGzip(request, payload.length)) return payload;
       markGzipped(reply);
       return gzipAnswer(payload);
     }

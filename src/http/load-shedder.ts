@@ -5,6 +5,12 @@ export interface LoadLimits {
   readonly maxInFlight: number;
   /** Event-loop delay (ms) in the last sampling window past which new requests are refused. */
   readonly maxEventLoopDelayMs: number;
+  /**
+   * Work (ms) one turn of the event loop may admit: requests still arriving later in that turn
+   * are refused, so that each waits at most about this long plus the cheap refusals before it.
+   * Absent: no bound.
+   */
+  readonly maxTurnMs?: number;
 }
 
 const WINDOW_MS = 250;
@@ -18,6 +24,13 @@ export class LoadShedder {
   private saturated = false;
   private readonly histogram: IntervalHistogram = monitorEventLoopDelay({ resolution: 10 });
   private timer: NodeJS.Timeout | undefined;
+  /** Whether requests come in turns of the event loop: once the app listens (see timeTurns). */
+  private timingTurns = false;
+  /** When the current turn of the event loop admitted its first request; undefined between turns. */
+  private turnStartedAt: number | undefined;
+  private readonly endTurn = (): void => {
+    this.turnStartedAt = undefined;
+  };
 
   constructor(private readonly limits: LoadLimits) {}
 
@@ -35,11 +48,38 @@ export class LoadShedder {
     this.histogram.disable();
   }
 
+  /**
+   * Bounds the work of one turn of the event loop from now on. Called when the app listens: only
+   * requests read from sockets arrive in turns; injected ones (tests) run back to back in
+   * microtasks, where the loop does not come round however long they take together.
+   */
+  timeTurns(): void {
+    this.timingTurns = true;
+  }
+
   /** Admits a request (call `leave` when it is answered) or refuses it. */
   enter(): boolean {
-    if (this.saturated || this.inFlight >= this.limits.maxInFlight) return false;
+    if (this.saturated || this.inFlight >= this.limits.maxInFlight || this.turnIsFull()) return false;
     this.inFlight += 1;
     return true;
+  }
+
+  /**
+   * Requests whose bytes are ready are handled one after another in one turn of the event loop
+   * (under a flood libuv takes up to 48 × 1024 events before it comes round), and the requests
+   * are mostly synchronous work, so neither the in-flight count nor the loop delay sees that
+   * queue. The turn is timed instead: from its first request until `setImmediate` runs, which is
+   * when the loop has come round.
+   */
+  private turnIsFull(): boolean {
+    if (!this.timingTurns || this.limits.maxTurnMs === undefined) return false;
+    const now = performance.now();
+    if (this.turnStartedAt === undefined) {
+      this.turnStartedAt = now;
+      setImmediate(this.endTurn);
+      return false;
+    }
+    return now - this.turnStartedAt > this.limits.maxTurnMs;
   }
 
   leave(): void {

@@ -50,11 +50,13 @@ function idOf(request: FastifyRequest, prefix: string): string {
 }
 
 function sendKept(request: FastifyRequest, reply: FastifyReply, kept: KeptAnswer): FastifyReply {
-  if (!wantsGzip(request, kept.body)) return sendJson(reply, kept.body);
+  if (!wantsGzip(request, kept.body.length)) return sendJson(reply, kept.body);
   kept.gzipped ??= gzipAnswer(kept.body);
   markGzipped(reply);
   return sendJson(reply, kept.gzipped);
 }
+
+const RENDER_CACHED_PER_LISTING = 1000;
 
 /** GET list, GET one, POST one or many: the same rules for every synced resource. */
 export function registerRecordRoutes<K extends SyncKind, Input>(
@@ -68,19 +70,22 @@ export function registerRecordRoutes<K extends SyncKind, Input>(
     const { account } = await authenticate(deps.gate, request);
     const zone = account.timezone;
     const query = readListQuery(request, zone);
-    if (query.limit === undefined) {
-      const listing = await deps.listing.open(account.id, resource.kind, query);
-      return sendJson(reply, await listBody(listing, (record) => resource.render(record, zone)));
-    }
-    // Pages (a limit) are what clients ask for again and again, polling for changes or paging
-    // anew: kept whole while the account stands still, and their records rendered once.
-    const key = `${account.id}|${resource.kind}|${zone}|${query.afterRev ?? ''}|${query.updatedAfter ?? ''}|${query.limit}`;
+    // Clients ask the same again and again, polling with their cursor or paging anew: an answer
+    // is kept whole while the account stands still.
+    const key = `${account.id}|${resource.kind}|${zone}|${query.afterRev ?? ''}|${query.updatedAfter ?? ''}|${query.limit ?? ''}`;
     const kept = deps.answers.get(key, await deps.listing.head(account.id));
     if (kept !== undefined) return sendKept(request, reply, kept);
     const listing = await deps.listing.open(account.id, resource.kind, query);
-    const body = await listBody(listing, (record) => deps.renderCache.render(account.id, zone, record, resource.render));
-    if (typeof body === 'string') deps.answers.set(key, listing.head, body);
-    return sendJson(reply, body);
+    // The first records of a listing are rendered once and kept; a long listing renders the
+    // rest directly, so it does not push every page out of the cache.
+    let rendered = 0;
+    const render = (record: RecordsByKind[K]): string =>
+      (rendered += 1) <= RENDER_CACHED_PER_LISTING
+        ? deps.renderCache.render(account.id, zone, record, resource.render)
+        : resource.render(record, zone);
+    const body = await listBody(listing, render);
+    if (typeof body !== 'string') return sendJson(reply, body);
+    return sendKept(request, reply, deps.answers.set(key, listing.head, body));
   };
 
   app.get(base, list);
