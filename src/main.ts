@@ -16,7 +16,7 @@ const PURGE_EVERY_MS = 60 * 60 * 1000;
 /** `task-service serve`: config → store → services → app → listen, and a clean stop on SIGTERM. */
 export async function serve(config: ServeConfig): Promise<void> {
   const log = pino({ level: config.logLevel, base: { pid: process.pid } });
-  const store = openStore(config.store, { synchronous: config.synchronous });
+  const store = await openStore(config.store, { synchronous: config.synchronous });
   await store.migrate();
 
   const tls = config.http ? null : await loadTls(config.tls, config.store.dataDir);

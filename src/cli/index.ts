@@ -12,7 +12,7 @@ async function readStdin(): Promise<string> {
 
 /** The admin commands: each opens the store (applying migrations), does one thing, closes it. */
 async function runAdmin(command: Exclude<Command, { command: 'serve' | 'help' }>): Promise<void> {
-  const store = openStore(command.store);
+  const store = await openStore(command.store);
   try {
     await store.migrate();
     const accounts = new AccountService(store);

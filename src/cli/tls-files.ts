@@ -1,6 +1,5 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { generate } from 'selfsigned';
 
 export interface TlsMaterial {
   readonly key: string;
@@ -28,6 +27,8 @@ export async function loadTls(
     if (configured !== null || !missing) throw error;
   }
   const notAfterDate = new Date(Date.now() + CERTIFICATE_DAYS * 86_400_000);
+  // Loaded only on the first start that makes a certificate.
+  const { generate } = await import('selfsigned');
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
     keySize: 2048,
     algorithm: 'sha256',

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { hash as argon2Hash } from '@node-rs/argon2';
 import { USERNAME_PATTERN, type Account, type Scope, type TokenGrant } from '../domain/account.js';
 import { microsFromMillis, MICROS_PER_DAY } from '../domain/time.js';
 import { isValidTimeZone } from '../domain/zone.js';
@@ -29,8 +28,8 @@ export class AccountService {
       throw new AdminError('a username is 1-64 characters of letters, digits, and _ . @ -');
     }
     if (!isValidTimeZone(timezone)) throw new AdminError(`unknown time zone: ${timezone}`);
-    // argon2id is the library's default algorithm.
-    const passwordHash = password === null ? null : await argon2Hash(password);
+    // argon2id is the library's default algorithm; loaded here only, as only this command needs it.
+    const passwordHash = password === null ? null : await (await import('@node-rs/argon2')).hash(password);
     return this.store.createAccount({ username, passwordHash, timezone });
   }
 

@@ -1,16 +1,24 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { StoreLocation } from '../config.js';
-import { openPostgresStore } from './postgres/store.js';
-import { openSqliteStore } from './sqlite/store.js';
 import type { Store } from './store.js';
 
 export const SQLITE_FILE_NAME = 'tasks.sqlite';
 
-/** Opens the configured engine: SQLite in the data folder, or PostgreSQL at its URL. */
-export function openStore(location: StoreLocation, options: { synchronous?: 'FULL' | 'NORMAL' } = {}): Store {
-  if (location.engine === 'postgres') return openPostgresStore({ url: location.url });
+/**
+ * Opens the configured engine: SQLite in the data folder, or PostgreSQL at its URL. Each engine's
+ * module is loaded only when chosen, so a process does not carry the other's driver.
+ */
+export async function openStore(
+  location: StoreLocation,
+  options: { synchronous?: 'FULL' | 'NORMAL' } = {},
+): Promise<Store> {
+  if (location.engine === 'postgres') {
+    const { openPostgresStore } = await import('./postgres/store.js');
+    return openPostgresStore({ url: location.url });
+  }
   mkdirSync(location.dataDir, { recursive: true });
+  const { openSqliteStore } = await import('./sqlite/store.js');
   return openSqliteStore({
     file: path.join(location.dataDir, SQLITE_FILE_NAME),
     ...(options.synchronous === undefined ? {} : { synchronous: options.synchronous }),

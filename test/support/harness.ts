@@ -40,11 +40,11 @@ export async function startHarness(engine: Engine, options: { maintenance?: bool
   let dispose: () => Promise<void>;
   if (engine === 'sqlite') {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'task-service-test-'));
-    store = openStore({ engine: 'sqlite', dataDir });
+    store = await openStore({ engine: 'sqlite', dataDir });
     dispose = () => rm(dataDir, { recursive: true, force: true });
   } else {
     const database = await createTestDatabase();
-    store = openStore({ engine: 'postgres', url: database.url, dataDir: tmpdir() });
+    store = await openStore({ engine: 'postgres', url: database.url, dataDir: tmpdir() });
     dispose = () => database.drop();
   }
   await store.migrate();
