@@ -217,7 +217,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // A client that went away before its body was whole: nothing was read, and no failure of ours.
     const known = wireErrorOf(error) ?? (request.raw.readableAborted ? WireError.unparsableJson() : undefined);
     if (known === undefined) deps.log.error({ err: error, path: rawPath(request) }, 'unexpected error');
-    else if (known.retcode === 'E503') deps.log.warn({ err: error, path: rawPath(request) }, 'store unavailable');
+    // Only the store's faults: a shed or rate-limited request (E503 too) is logged by its response line.
+    else if (error instanceof StoreUnavailableError) deps.log.warn({ err: error, path: rawPath(request) }, 'store unavailable');
     sendError(request, reply, known ?? WireError.internal());
   });
 
