@@ -250,9 +250,12 @@ async function startServeOnce(options: ServeOptions, port: number): Promise<Serv
       child.kill('SIGKILL');
       reject(new Error(`serve did not report "${READY_MESSAGE}" within ${timeoutMs} ms\n${stdout}\n${stderr}`));
     }, timeoutMs);
+    let ready = false;
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk;
-      if (stdout.split('\n').some((line) => line.includes(`"msg":"${READY_MESSAGE}"`))) {
+      // Looked for until found only: a server logging heavily later costs nothing here.
+      if (!ready && stdout.includes(`"msg":"${READY_MESSAGE}"`)) {
+        ready = true;
         clearTimeout(timer);
         resolve();
       }
