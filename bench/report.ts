@@ -96,7 +96,12 @@ function setupNotes(info: RunInfo, results: RunResults): string[] {
 }
 
 /** docs/benchmarks.md: how, where and what was measured, the table, and the goals. */
-export function reportMarkdown(info: RunInfo, results: RunResults, goals: readonly GoalResult[]): string {
+export function reportMarkdown(
+  info: RunInfo,
+  results: RunResults,
+  goals: readonly GoalResult[],
+  analysis: string,
+): string {
   const { machine, versions } = info;
   const lines = [
     '# Benchmarks',
@@ -116,6 +121,8 @@ export function reportMarkdown(info: RunInfo, results: RunResults, goals: readon
     '## Goals',
     '',
     goalsTable(goals),
+    '',
+    analysis.trim(),
     '',
     '## How it was measured',
     '',

@@ -4,7 +4,7 @@
  * the same bytes (the limit) and Radicale (the CalDAV peer); prints one table and the goals, and
  * writes docs/benchmarks.md on a full run. Progress goes to stderr, the table to stdout.
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -28,6 +28,8 @@ import { findWrk } from './wrk.js';
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const BENCH_DIR = path.join(REPO, '.bench');
 const REPORT_FILE = path.join(REPO, 'docs', 'benchmarks.md');
+/** Why each goal is met or missed: written by people, carried into the report as it is. */
+const ANALYSIS_FILE = path.join(REPO, 'bench', 'analysis.md');
 const PARTS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'R'] as const;
 type Part = (typeof PARTS)[number];
 
@@ -174,7 +176,8 @@ async function main(): Promise<void> {
       settings: options.settings,
       totalSeconds,
     };
-    await writeFile(REPORT_FILE, reportMarkdown(info, results, goals));
+    const analysis = await readFile(ANALYSIS_FILE, 'utf8');
+    await writeFile(REPORT_FILE, reportMarkdown(info, results, goals, analysis));
     progress(`wrote ${path.relative(REPO, REPORT_FILE)}`);
   } else {
     progress('a partial run (--only, or --seconds under 5): docs/benchmarks.md left as it was');

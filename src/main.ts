@@ -15,7 +15,9 @@ const PURGE_EVERY_MS = 60 * 60 * 1000;
 
 /** `task-service serve`: config → store → services → app → listen, and a clean stop on SIGTERM. */
 export async function serve(config: ServeConfig): Promise<void> {
-  const log = pino({ level: config.logLevel, base: { pid: process.pid } });
+  // Written asynchronously: lines that arrive while one write is under way go out together, so a
+  // busy server does not make a system call per response. Pending lines are flushed on exit.
+  const log = pino({ level: config.logLevel, base: { pid: process.pid } }, pino.destination({ dest: 1, sync: false }));
   const store = await openStore(config.store, { synchronous: config.synchronous });
   await store.migrate();
 
