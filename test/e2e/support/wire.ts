@@ -1,53 +1,16 @@
 import { expect } from 'vitest';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { DATE_TIME, entriesOf, taskList, wireError, wireSettings, wireTask, type WireTask } from '../../support/wire-shapes.js';
 import { jsonOf, type HttpResponse } from './http.js';
 
-/** `%Y-%m-%d %H:%M:%S %z`, as every date-time on the wire (API.md section 2). */
-export const WIRE_DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} [+-]\d{4}$/;
-
-const dateTime = z.string().regex(WIRE_DATE_TIME);
-
-/** A task as the contract shows it (API.md 4.1); unknown extra fields would be tolerated. */
-export const taskSchema = z.object({
-  id: z.string().min(1).max(64),
-  title: z.string(),
-  notes: z.string(),
-  attribute: z.enum(['inbox', 'next', 'plan', 'noplan', 'waiting']),
-  all_day: z.boolean(),
-  start_at: dateTime.nullable(),
-  end_at: dateTime.nullable(),
-  completed: dateTime.nullable(),
-  trashed: dateTime.nullable(),
-  deleted: dateTime.nullable(),
-  project: z.string().nullable(),
-  project_id: z.string().nullable(),
-  context: z.string().nullable(),
-  context_id: z.string().nullable(),
-  tags: z.array(z.string()),
-  priority: z.number().int().min(0).max(3),
-  repeater: z.string().nullable(),
-  created: dateTime,
-  updated: dateTime,
-  rev: z.number().int().positive(),
-});
-export type WireTask = z.infer<typeof taskSchema>;
-
-export const taskListSchema = z.object({
-  entries: z.array(taskSchema),
-  cursor: z.string().min(1),
-  has_more: z.boolean(),
-});
-
-export const taskArraySchema = z.object({ entries: z.array(taskSchema) });
-
-export const errorSchema = z.object({ retcode: z.string(), retmsg: z.string(), reqdata: z.string() });
-
-export const settingsSchema = z.object({
-  id: z.string(),
-  username: z.string(),
-  timezone: z.string(),
-  user_timezone: z.string(),
-});
+/** The answers' shapes, the same the in-process suite checks. */
+export const WIRE_DATE_TIME = DATE_TIME;
+export const taskSchema = wireTask;
+export type { WireTask };
+export const taskListSchema = taskList;
+export const taskArraySchema = entriesOf(wireTask);
+export const errorSchema = wireError;
+export const settingsSchema = wireSettings;
 
 /** The answer's body read with `schema`; the test fails showing status and body otherwise. */
 export function bodyOf<T>(response: HttpResponse, schema: z.ZodType<T>, status = 200): T {
