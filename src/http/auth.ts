@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { TokenGrant } from '../domain/account.js';
 import type { AccountService } from '../service/accounts.js';
 import type { TokenRateLimiter } from './rate-limit.js';
+import { rawQuery } from './query.js';
 import { WireError } from './wire/errors.js';
 
 declare module 'fastify' {
@@ -17,10 +18,9 @@ const AUTHORIZATION = /^(?:OAuth|Bearer)\s+(\S+)\s*$/i;
 function credentialOf(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (header !== undefined) return AUTHORIZATION.exec(header)?.[1] ?? '';
-  const url = request.raw.url ?? '';
-  const mark = url.indexOf('?');
-  if (mark === -1 || !url.includes('access_token=', mark)) return undefined;
-  return new URLSearchParams(url.slice(mark + 1)).get('access_token') ?? undefined;
+  const query = rawQuery(request);
+  if (!query.includes('access_token=')) return undefined;
+  return new URLSearchParams(query).get('access_token') ?? undefined;
 }
 
 /** What every /v1 request passes: the token check, and the per-token rate limit when one is set. */

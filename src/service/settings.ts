@@ -6,12 +6,6 @@ import type { Store } from '../store/store.js';
 export class SettingsService {
   constructor(private readonly store: Store) {}
 
-  async get(accountId: number): Promise<Account> {
-    const account = await this.store.getAccount(accountId);
-    if (account === undefined) throw new Error(`account ${accountId} vanished`);
-    return account;
-  }
-
   async update(accountId: number, patch: SettingsPatch): Promise<Account> {
     if (patch.timezone !== undefined && !isValidTimeZone(patch.timezone)) throw invalid('timezone', 'unknown IANA zone');
     return this.store.updateSettings(accountId, patch);

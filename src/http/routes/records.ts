@@ -5,7 +5,7 @@ import type { ListingService } from '../../service/listing.js';
 import type { RecordsByKind, SyncKind } from '../../store/store.js';
 import { authenticate, type Gate } from '../auth.js';
 import { readJsonBody } from '../request-body.js';
-import { readQuery } from '../query.js';
+import { rawPath, readQuery } from '../query.js';
 import { readListQuery } from '../schemas/list-query.js';
 import { listBody } from '../list-body.js';
 import { sendJson } from '../send.js';
@@ -39,11 +39,8 @@ export interface RecordRouteDeps {
 
 /** The record id of `/v1/<resource>/<id>`; ids may hold `/`, `+` and `=`, encoded or not. */
 function idOf(request: FastifyRequest, prefix: string): string {
-  const url = request.raw.url ?? '';
-  const end = url.indexOf('?');
-  const encoded = url.slice(prefix.length, end === -1 ? undefined : end);
   try {
-    return decodeURIComponent(encoded);
+    return decodeURIComponent(rawPath(request).slice(prefix.length));
   } catch {
     throw WireError.invalidParameter('id');
   }

@@ -15,8 +15,8 @@ export function registerSettingsRoutes(
   app.get('/v1/settings', async (request, reply) => {
     const { account } = await authenticate(deps.gate, request);
     readQuery(request, []);
-    const current = await deps.settings.get(account.id);
-    return sendJson(reply, renderSettings(current, microsFromMillis(Date.now())));
+    // The account came with the token, read in the same lookup: no second read.
+    return sendJson(reply, renderSettings(account, microsFromMillis(Date.now())));
   });
   app.post('/v1/settings', async (request, reply) => {
     const { account } = await authenticate(deps.gate, request);
