@@ -1,5 +1,6 @@
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import path from 'node:path';
+import { COMMANDS, COMMON_FLAGS, FLAGS, nearMiss, type CommandSpec, type FlagName, type FlagSpec } from './config-flags.js';
 import type { Scope } from './domain/account.js';
 
 /** Where the data lives: the embedded SQLite file in a folder, or a PostgreSQL database. */
@@ -9,6 +10,8 @@ export type StoreLocation =
 
 export interface ServeConfig {
   readonly command: 'serve';
+  /** Print the whole error with its stack on a failure, not just one line. */
+  readonly debug: boolean;
   readonly store: StoreLocation;
   readonly host: string;
   readonly port: number;
@@ -21,80 +24,60 @@ export interface ServeConfig {
   readonly synchronous: 'FULL' | 'NORMAL';
   /** Requests per second allowed per token; null: no limit. */
   readonly rateLimitPerSecond: number | null;
+  /** Anyone may create an account from the sign-in page. */
+  readonly signup: boolean;
 }
+
+/** Where `token revoke` reads the token: the command line, or standard input (`--token-stdin`). */
+export type TokenSource = { readonly fromStdin: true } | { readonly fromStdin: false; readonly value: string };
 
 export type Command =
   | ServeConfig
-  | { readonly command: 'migrate'; readonly store: StoreLocation }
+  | { readonly command: 'migrate'; readonly debug: boolean; readonly store: StoreLocation }
   | {
       readonly command: 'user-add';
+      readonly debug: boolean;
       readonly store: StoreLocation;
       readonly username: string;
       readonly passwordFromStdin: boolean;
       readonly timezone: string;
     }
-  | { readonly command: 'user-disable'; readonly store: StoreLocation; readonly username: string }
+  | { readonly command: 'user-disable'; readonly debug: boolean; readonly store: StoreLocation; readonly username: string }
   | {
       readonly command: 'token-create';
+      readonly debug: boolean;
       readonly store: StoreLocation;
       readonly username: string;
       readonly scope: Scope;
       readonly name: string;
       readonly expiresInDays: number | null;
     }
-  | { readonly command: 'token-revoke'; readonly store: StoreLocation; readonly token: string }
-  | { readonly command: 'help' };
+  | { readonly command: 'token-revoke'; readonly debug: boolean; readonly store: StoreLocation; readonly token: TokenSource }
+  /** `--help`: of one command, or (topic null) of task-service. */
+  | { readonly command: 'help'; readonly topic: CommandSpec | null }
+  | { readonly command: 'version' };
 
 /** A mistake in the command line or environment, shown to the operator as it is. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-export const USAGE = `Usage:
-  task-service serve [--host H] [--port P] [--data-dir D] [--database-url URL] [--http]
-                     [--tls-cert FILE --tls-key FILE] [--maintenance] [--retention DAYS]
-                     [--log-level LEVEL] [--synchronous FULL|NORMAL] [--rate-limit N/s]
-  task-service migrate [--data-dir D] [--database-url URL]
-  task-service user add <username> [--password-stdin] [--timezone ZONE]
-  task-service user disable <username>
-  task-service token create <username> [--scope read|write] [--name TEXT] [--expires-in DAYS]
-  task-service token revoke <token>
-
-Every flag of serve has an environment variable: TASK_SERVICE_HOST, TASK_SERVICE_PORT,
-TASK_SERVICE_DATA_DIR, TASK_SERVICE_DATABASE_URL (or DATABASE_URL), TASK_SERVICE_HTTP=1,
-TASK_SERVICE_TLS_CERT, TASK_SERVICE_TLS_KEY, TASK_SERVICE_MAINTENANCE=1,
-TASK_SERVICE_RETENTION, TASK_SERVICE_LOG_LEVEL, TASK_SERVICE_SYNCHRONOUS, TASK_SERVICE_RATE_LIMIT.
-Flags win over the environment.`;
-
-const OPTIONS = {
-  host: { type: 'string' },
-  port: { type: 'string' },
-  'data-dir': { type: 'string' },
-  'database-url': { type: 'string' },
-  http: { type: 'boolean' },
-  'tls-cert': { type: 'string' },
-  'tls-key': { type: 'string' },
-  maintenance: { type: 'boolean' },
-  retention: { type: 'string' },
-  'log-level': { type: 'string' },
-  synchronous: { type: 'string' },
-  'rate-limit': { type: 'string' },
-  'password-stdin': { type: 'boolean' },
-  timezone: { type: 'string' },
-  scope: { type: 'string' },
-  name: { type: 'string' },
-  'expires-in': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
-
 type Env = Readonly<Record<string, string | undefined>>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'silent'] as const;
 
+/** Every flag for node's parser, which only splits the command line into tokens here. */
+const PARSE_OPTIONS: NonNullable<ParseArgsConfig['options']> = {
+  ...Object.fromEntries(Object.entries(FLAGS).map(([name, flag]) => [name, { type: flag.kind }])),
+  help: { type: 'boolean', short: 'h' },
+};
+
+type ArgToken = NonNullable<ReturnType<typeof parseArgs>['tokens']>[number];
+
 function wholeNumber(text: string, what: string, min: number, max: number): number {
-  if (!/^\d+$/.test(text)) throw new ConfigError(`${what} must be a whole number, got "${text}"`);
+  if (!/^\d+$/.test(text)) throw new ConfigError(`${what} must be a whole number from ${min} to ${max}, got "${text}"`);
   const value = Number(text);
-  if (value < min || value > max) throw new ConfigError(`${what} must be between ${min} and ${max}`);
+  if (value < min || value > max) throw new ConfigError(`${what} must be from ${min} to ${max}, got ${text}`);
   return value;
 }
 
@@ -112,106 +95,205 @@ function truthy(text: string | undefined): boolean {
 
 function oneOf<T extends string>(text: string, allowed: readonly T[], what: string): T {
   const found = allowed.find((candidate) => candidate === text);
-  if (found === undefined) throw new ConfigError(`${what} must be one of ${allowed.join(', ')}`);
+  if (found === undefined) throw new ConfigError(`${what} must be one of ${allowed.join(', ')}, got "${text}"`);
   return found;
+}
+
+/** The flags given on the command line, by name: the value of a string flag, true for a boolean one. */
+type GivenFlags = ReadonlyMap<FlagName, string | true>;
+
+function isFlagName(name: string): name is FlagName {
+  return Object.hasOwn(FLAGS, name);
+}
+
+function commandName(spec: CommandSpec): string {
+  return spec.words.join(' ');
+}
+
+/** The command the positionals name (its words first), or a ConfigError saying what is wrong. */
+function findCommand(positionals: readonly string[]): CommandSpec {
+  const [first = '', second] = positionals;
+  const matching = COMMANDS.filter((spec) => spec.words[0] === first);
+  if (matching.length === 0) {
+    const suggestion = nearMiss(first, [...new Set(COMMANDS.map((spec) => spec.words[0]))]);
+    throw new ConfigError(
+      `unknown command "${first}"${suggestion === undefined ? '' : `: did you mean "${suggestion}"?`} ` +
+        '(task-service --help lists the commands)',
+    );
+  }
+  const found = matching.find((spec) => spec.words.length === 1 || spec.words[1] === second);
+  if (found !== undefined) return found;
+  const subcommands = matching.map((spec) => spec.words[1] ?? '');
+  const suggestion = second === undefined ? undefined : nearMiss(second, subcommands);
+  const what = second === undefined ? `"${first}" needs a subcommand` : `unknown command "${first} ${second}"`;
+  throw new ConfigError(
+    `${what}: ${suggestion === undefined ? `one of ${subcommands.map((sub) => `${first} ${sub}`).join(', ')}` : `did you mean "${first} ${suggestion}"?`}`,
+  );
+}
+
+/** Checks each flag given against the command and returns them by name. */
+function readFlags(tokens: readonly ArgToken[], spec: CommandSpec | undefined): GivenFlags {
+  const allowed: readonly FlagName[] =
+    spec === undefined ? COMMON_FLAGS : [...spec.flags, ...COMMON_FLAGS];
+  const where = spec === undefined ? 'task-service' : `task-service ${commandName(spec)}`;
+  const given = new Map<FlagName, string | true>();
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    const name = token.rawName === '-h' ? 'help' : token.name;
+    if (!isFlagName(name) || (token.rawName.length === 2 && token.rawName !== '-h')) {
+      const suggestion = nearMiss(name, allowed);
+      let hint = suggestion === undefined ? ` (${where} --help lists its flags)` : `: did you mean --${suggestion}?`;
+      if (spec?.flags.some((flag) => flag === 'token-stdin') === true) {
+        hint = ': a token that starts with - goes after -- (token revoke -- <token>), or use --token-stdin';
+      }
+      throw new ConfigError(`unknown flag ${token.rawName} for ${where}${hint}`);
+    }
+    if (!allowed.includes(name)) {
+      const owners = COMMANDS.filter((other) => other.flags.some((flag) => flag === name)).map(commandName);
+      throw new ConfigError(
+        `${where} does not take --${name}` + (owners.length === 0 ? '' : ` (it is a flag of ${owners.join(', ')})`),
+      );
+    }
+    const flag: FlagSpec = FLAGS[name];
+    if (flag.kind === 'boolean') {
+      if (token.value !== undefined) throw new ConfigError(`--${name} takes no value (got "${token.value}")`);
+      given.set(name, true);
+    } else {
+      if (token.value === undefined) throw new ConfigError(`--${name} needs a value: --${name} ${flag.placeholder ?? 'VALUE'}`);
+      given.set(name, token.value);
+    }
+  }
+  return given;
+}
+
+/** A string flag, else its first environment variable that is set, else undefined. */
+function setting(given: GivenFlags, name: FlagName, env: Env): string | undefined {
+  const value = given.get(name);
+  if (typeof value === 'string') return value;
+  const spec: FlagSpec = FLAGS[name];
+  for (const variable of spec.env ?? []) {
+    const fromEnv = env[variable];
+    if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
+  }
+  return undefined;
+}
+
+/** A boolean flag, else its environment variable read as 1/true/yes/on. */
+function switchSetting(given: GivenFlags, name: FlagName, env: Env): boolean {
+  if (given.get(name) === true) return true;
+  const spec: FlagSpec = FLAGS[name];
+  return (spec.env ?? []).some((variable) => truthy(env[variable]));
+}
+
+function storeLocation(given: GivenFlags, env: Env): StoreLocation {
+  const dataDir = path.resolve(setting(given, 'data-dir', env) ?? 'data');
+  const databaseUrl = setting(given, 'database-url', env);
+  if (databaseUrl === undefined) return { engine: 'sqlite', dataDir };
+  if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('--database-url must start with postgres:// or postgresql:// (postgres://user@host/database)');
+  }
+  return { engine: 'postgres', url: databaseUrl, dataDir };
+}
+
+function serveConfig(given: GivenFlags, env: Env, debug: boolean): ServeConfig {
+  const certFile = setting(given, 'tls-cert', env);
+  const keyFile = setting(given, 'tls-key', env);
+  if ((certFile === undefined) !== (keyFile === undefined)) {
+    throw new ConfigError('--tls-cert and --tls-key go together: give both, or neither for a self-signed certificate');
+  }
+  return {
+    command: 'serve',
+    debug,
+    store: storeLocation(given, env),
+    host: setting(given, 'host', env) ?? '127.0.0.1',
+    port: wholeNumber(setting(given, 'port', env) ?? '8443', '--port', 0, 65535),
+    http: switchSetting(given, 'http', env),
+    tls:
+      certFile !== undefined && keyFile !== undefined
+        ? { certFile: path.resolve(certFile), keyFile: path.resolve(keyFile) }
+        : null,
+    maintenance: switchSetting(given, 'maintenance', env),
+    retentionDays: wholeNumber(setting(given, 'retention', env) ?? '180', '--retention', 0, 36500),
+    logLevel: oneOf(setting(given, 'log-level', env) ?? 'info', LOG_LEVELS, '--log-level'),
+    synchronous: oneOf(
+      (setting(given, 'synchronous', env) ?? 'FULL').toUpperCase(),
+      ['FULL', 'NORMAL'] as const,
+      '--synchronous',
+    ),
+    rateLimitPerSecond: rateLimit(setting(given, 'rate-limit', env)),
+    signup: switchSetting(given, 'signup', env),
+  };
 }
 
 /** Reads the command line and environment once, validated, into a frozen command. */
 export function parseCommand(argv: readonly string[], env: Env): Command {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new ConfigError(error instanceof Error ? error.message : String(error));
+  const { tokens } = parseArgs({
+    args: [...argv],
+    options: PARSE_OPTIONS,
+    allowPositionals: true,
+    // Checked here instead (readFlags), to say which command a flag belongs to and what was meant.
+    strict: false,
+    tokens: true,
+  });
+  const positionals = tokens.flatMap((token) => (token.kind === 'positional' ? [token.value] : []));
+  const askedForHelp = tokens.some((token) => token.kind === 'option' && (token.name === 'help' || token.rawName === '-h'));
+  // `task-service token --help` names no single command: the overview lists them all.
+  if (askedForHelp && positionals.length === 1 && !COMMANDS.some((spec) => spec.words.length === 1 && spec.words[0] === positionals[0])) {
+    return Object.freeze({ command: 'help', topic: null });
   }
-  const { values, positionals } = parsed;
-  if (values.help === true || positionals.length === 0) return Object.freeze({ command: 'help' });
+  const spec = positionals.length === 0 ? undefined : findCommand(positionals);
+  const given = readFlags(tokens, spec);
+  if (given.get('version') === true) return Object.freeze({ command: 'version' });
+  if (spec === undefined || given.get('help') === true) return Object.freeze({ command: 'help', topic: spec ?? null });
+  const debug = switchSetting(given, 'debug', env);
 
-  const dataDir = path.resolve(values['data-dir'] ?? env.TASK_SERVICE_DATA_DIR ?? 'data');
-  const databaseUrl = values['database-url'] ?? env.TASK_SERVICE_DATABASE_URL ?? env.DATABASE_URL;
-  let store: StoreLocation;
-  if (databaseUrl === undefined || databaseUrl === '') {
-    store = { engine: 'sqlite', dataDir };
-  } else {
-    if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
-      throw new ConfigError('--database-url must start with postgres:// or postgresql://');
-    }
-    store = { engine: 'postgres', url: databaseUrl, dataDir };
+  const args = positionals.slice(spec.words.length);
+  const name = commandName(spec);
+  const fromStdin = name === 'token revoke' && given.get('token-stdin') === true;
+  const expected = fromStdin ? 0 : spec.args.length;
+  if (args.length !== expected) {
+    const usage = `task-service ${name}${fromStdin ? ' --token-stdin' : spec.args.map((arg) => ` ${arg}`).join('')}`;
+    throw new ConfigError(
+      `${args.length < expected ? 'missing' : 'too many'} arguments: usage: ${usage} (see task-service ${name} --help)`,
+    );
   }
+  const [arg = ''] = args;
+  const store = (): StoreLocation => storeLocation(given, env);
+  const text = (flag: FlagName): string | undefined => setting(given, flag, env);
 
-  const [verb, sub, arg] = positionals;
-  const expectArgs = (count: number, usage: string): void => {
-    if (positionals.length !== count) throw new ConfigError(`usage: task-service ${usage}`);
-  };
-
-  switch (verb) {
-    case 'serve': {
-      expectArgs(1, 'serve [flags]');
-      const certFile = values['tls-cert'] ?? env.TASK_SERVICE_TLS_CERT;
-      const keyFile = values['tls-key'] ?? env.TASK_SERVICE_TLS_KEY;
-      if ((certFile === undefined) !== (keyFile === undefined)) {
-        throw new ConfigError('--tls-cert and --tls-key go together');
-      }
-      const config: ServeConfig = {
-        command: 'serve',
-        store,
-        host: values.host ?? env.TASK_SERVICE_HOST ?? '127.0.0.1',
-        port: wholeNumber(values.port ?? env.TASK_SERVICE_PORT ?? '8443', 'port', 0, 65535),
-        http: values.http === true || truthy(env.TASK_SERVICE_HTTP),
-        tls:
-          certFile !== undefined && keyFile !== undefined
-            ? { certFile: path.resolve(certFile), keyFile: path.resolve(keyFile) }
-            : null,
-        maintenance: values.maintenance === true || truthy(env.TASK_SERVICE_MAINTENANCE),
-        retentionDays: wholeNumber(values.retention ?? env.TASK_SERVICE_RETENTION ?? '180', 'retention', 0, 36500),
-        logLevel: oneOf(values['log-level'] ?? env.TASK_SERVICE_LOG_LEVEL ?? 'info', LOG_LEVELS, 'log level'),
-        synchronous: oneOf(
-          (values.synchronous ?? env.TASK_SERVICE_SYNCHRONOUS ?? 'FULL').toUpperCase(),
-          ['FULL', 'NORMAL'] as const,
-          'synchronous',
-        ),
-        rateLimitPerSecond: rateLimit(values['rate-limit'] ?? env.TASK_SERVICE_RATE_LIMIT),
-      };
-      return Object.freeze(config);
-    }
+  switch (name) {
+    case 'serve':
+      return Object.freeze(serveConfig(given, env, debug));
     case 'migrate':
-      expectArgs(1, 'migrate');
-      return Object.freeze({ command: 'migrate', store });
-    case 'user':
-      if (sub === 'add' && arg !== undefined) {
-        expectArgs(3, 'user add <username>');
-        return Object.freeze({
-          command: 'user-add',
-          store,
-          username: arg,
-          passwordFromStdin: values['password-stdin'] === true,
-          timezone: values.timezone ?? 'UTC',
-        });
-      }
-      if (sub === 'disable' && arg !== undefined) {
-        expectArgs(3, 'user disable <username>');
-        return Object.freeze({ command: 'user-disable', store, username: arg });
-      }
-      throw new ConfigError('usage: task-service user add|disable <username>');
-    case 'token':
-      if (sub === 'create' && arg !== undefined) {
-        expectArgs(3, 'token create <username>');
-        const expires = values['expires-in'];
-        return Object.freeze({
-          command: 'token-create',
-          store,
-          username: arg,
-          scope: oneOf(values.scope ?? 'write', ['read', 'write'] as const, '--scope'),
-          name: values.name ?? '',
-          expiresInDays: expires === undefined ? null : wholeNumber(expires, '--expires-in', 1, 36500),
-        });
-      }
-      if (sub === 'revoke' && arg !== undefined) {
-        expectArgs(3, 'token revoke <token>');
-        return Object.freeze({ command: 'token-revoke', store, token: arg });
-      }
-      throw new ConfigError('usage: task-service token create <username> | token revoke <token>');
+      return Object.freeze({ command: 'migrate', debug, store: store() });
+    case 'user add':
+      return Object.freeze({
+        command: 'user-add',
+        debug,
+        store: store(),
+        username: arg,
+        passwordFromStdin: given.get('password-stdin') === true,
+        timezone: text('timezone') ?? 'UTC',
+      });
+    case 'user disable':
+      return Object.freeze({ command: 'user-disable', debug, store: store(), username: arg });
+    case 'token create': {
+      const expires = text('expires-in');
+      return Object.freeze({
+        command: 'token-create',
+        debug,
+        store: store(),
+        username: arg,
+        scope: oneOf(text('scope') ?? 'write', ['read', 'write'] as const, '--scope'),
+        name: text('name') ?? '',
+        expiresInDays: expires === undefined ? null : wholeNumber(expires, '--expires-in', 1, 36500),
+      });
+    }
+    case 'token revoke': {
+      const token: TokenSource = fromStdin ? { fromStdin: true } : { fromStdin: false, value: arg };
+      return Object.freeze({ command: 'token-revoke', debug, store: store(), token });
+    }
     default:
-      throw new ConfigError(`unknown command "${verb ?? ''}"\n${USAGE}`);
+      throw new ConfigError(`unknown command "${name}"`);
   }
 }

@@ -1,15 +1,18 @@
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import type { ServeConfig } from './config.js';
-import { microsFromMillis, MICROS_PER_DAY } from './domain/time.js';
+import { MICROS_PER_DAY, nowMicros } from './domain/time.js';
 import { buildApp } from './http/app.js';
-import { AccountService } from './service/accounts.js';
-import { ListingService } from './service/listing.js';
-import { SettingsService } from './service/settings.js';
-import { TaskService } from './service/tasks.js';
-import { LabelService } from './service/labels.js';
 import { IDEMPOTENCY_WINDOW_MICROS } from './service/idempotency.js';
-import { loadTls } from './cli/tls-files.js';
-import { openStore } from './store/open.js';
+import { buildServices } from './service/services.js';
+import { addressesServed, loadTls } from './http/tls-files.js';
+import { describeListenFailure, describeStoreFailure, explained } from './startup-failure.js';
+import { requireWritableDataFolder } from './store/data-folder.js';
+import { openMigrated } from './store/open.js';
+import { loadWebApp } from './http/web-app.js';
+
+/** Where `npm run build` puts the web app: dist/web, beside this file's dist/src. */
+const WEB_BUILD_DIR = fileURLToPath(new URL('../web/', import.meta.url));
 
 const PURGE_EVERY_MS = 60 * 60 * 1000;
 
@@ -18,31 +21,43 @@ export async function serve(config: ServeConfig): Promise<void> {
   // Written asynchronously: lines that arrive while one write is under way go out together, so a
   // busy server does not make a system call per response. Pending lines are flushed on exit.
   const log = pino({ level: config.logLevel, base: { pid: process.pid } }, pino.destination({ dest: 1, sync: false }));
-  const store = await openStore(config.store, { synchronous: config.synchronous });
-  await store.migrate();
+  if (config.store.engine === 'sqlite') requireWritableDataFolder(config.store.dataDir);
+  const store = await explained(
+    () => openMigrated(config.store, { synchronous: config.synchronous }),
+    (error) => describeStoreFailure(config.store, error),
+  );
 
-  const tls = config.http ? null : await loadTls(config.tls, config.store.dataDir);
+  const tls = config.http ? null : await loadTls(config.tls, config.store.dataDir, config.host);
   if (tls?.made === true) log.info({ certificate: tls.certFile }, 'made a self-signed certificate');
+  if (tls !== null && tls.unnamed.length > 0) {
+    log.warn(
+      { certificate: tls.certFile, unnamed: tls.unnamed },
+      'the self-signed certificate does not name every address served: clients using those fail TLS; ' +
+        'remove tls-cert.pem and tls-key.pem from the data folder to make a new one on the next start',
+    );
+  }
 
+  const webApp = await loadWebApp(WEB_BUILD_DIR);
+  if (webApp === null) log.warn({ dir: WEB_BUILD_DIR }, 'the web app is not built: run npm run build to serve it at /');
+
+  const services = buildServices(store, { signup: config.signup });
   const app = await buildApp({
-    accounts: new AccountService(store),
-    listing: new ListingService(store),
-    tasks: new TaskService(store),
-    labels: new LabelService(store),
-    settings: new SettingsService(store),
-    health: () => store.ping(),
+    webApp,
+    services,
     log,
     maintenance: config.maintenance,
     rateLimitPerSecond: config.rateLimitPerSecond,
     tls: tls?.material ?? null,
+    webAuth: true,
   });
 
   const purge = async (): Promise<void> => {
-    const now = microsFromMillis(Date.now());
+    const now = nowMicros();
     try {
       const purged = await store.purge(now - config.retentionDays * MICROS_PER_DAY);
       if (purged > 0) log.info({ purged }, 'purged deleted records past retention');
-      await store.forgetAnswers(now - IDEMPOTENCY_WINDOW_MICROS);
+      await store.forgetKept(now - IDEMPOTENCY_WINDOW_MICROS);
+      await services.signIn.forgetOld();
     } catch (error) {
       log.warn({ err: error }, 'purge failed; will try again');
     }
@@ -65,9 +80,25 @@ export async function serve(config: ServeConfig): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 
-  const address = await app.listen({ host: config.host, port: config.port });
+  const address = await explained(
+    () => app.listen({ host: config.host, port: config.port }),
+    (error) => describeListenFailure(config.host, config.port, error),
+  ).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
+  const port = new URL(address).port;
+  const scheme = config.http ? 'http' : 'https';
+  const urls = addressesServed(config.host).map((host) => `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`);
   log.info(
-    { address, engine: store.engine, tls: !config.http, maintenance: config.maintenance },
+    {
+      address,
+      urls,
+      engine: store.engine,
+      tls: !config.http,
+      maintenance: config.maintenance,
+      stop: `Ctrl-C, or kill -TERM ${process.pid}`,
+    },
     'task-service listening',
   );
 }

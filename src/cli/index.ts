@@ -1,8 +1,18 @@
 #!/usr/bin/env node
-import { ConfigError, parseCommand, USAGE, type Command } from '../config.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, parseCommand, type Command, type TokenSource } from '../config.js';
 import { AccountService, AdminError } from '../service/accounts.js';
-import { openStore } from '../store/open.js';
-import { UsernameTakenError } from '../store/store.js';
+import { StartupError } from '../startup-error.js';
+import { describeStoreFailure, explained } from '../startup-failure.js';
+import { describeLocation, storeExists } from '../store/exists.js';
+import { openMigrated } from '../store/open.js';
+import { UsernameTakenError } from '../domain/errors.js';
+import { isAuthCommand, runAuthCommand } from './auth-commands.js';
+import { isClientCommand } from './client/usage.js';
+
+type AdminCommand = Exclude<Command, { command: 'serve' | 'help' | 'version' }>;
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -10,15 +20,62 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
-/** The admin commands: each opens the store (applying migrations), does one thing, closes it. */
-async function runAdmin(command: Exclude<Command, { command: 'serve' | 'help' }>): Promise<void> {
-  const store = await openStore(command.store);
+async function tokenFrom(source: TokenSource): Promise<string> {
+  if (!source.fromStdin) return source.value;
+  const token = (await readStdin()).trim();
+  if (token === '') throw new AdminError('no token on standard input (--token-stdin reads it from there)');
+  return token;
+}
+
+/** The version in the package.json above this file (dist/src/cli or src/cli). */
+function packageVersion(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    try {
+      const manifest: unknown = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));
+      if (typeof manifest === 'object' && manifest !== null && Reflect.get(manifest, 'name') === 'task-service') {
+        const version: unknown = Reflect.get(manifest, 'version');
+        return typeof version === 'string' ? version : 'unknown';
+      }
+    } catch {
+      // No package.json here: look in the folder above.
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return 'unknown';
+    dir = parent;
+  }
+}
+
+/**
+ * Only serve and migrate make a store: any other command run from the wrong folder (or with a
+ * mistyped --data-dir) says so instead of quietly making a new empty store there. Returns
+ * whether the store was there.
+ */
+async function requireStore(command: AdminCommand): Promise<boolean> {
+  if (await storeExists(command.store)) return true;
+  if (command.command === 'migrate') return false;
+  const flag = command.store.engine === 'sqlite' ? '--data-dir' : '--database-url';
+  throw new StartupError(
+    `no task-service store at ${describeLocation(command.store)}: run this from the folder serve runs in, ` +
+      `or give the ${flag} serve uses (serve, or migrate, makes the store)`,
+  );
+}
+
+/** The admin commands: each opens an existing store (applying migrations), does one thing, closes it. */
+async function runAdmin(command: AdminCommand): Promise<void> {
+  let existed = true;
+  const store = await explained(
+    async () => {
+      existed = await requireStore(command);
+      return openMigrated(command.store);
+    },
+    (error) => describeStoreFailure(command.store, error),
+  );
   try {
-    await store.migrate();
     const accounts = new AccountService(store);
     switch (command.command) {
       case 'migrate':
-        console.error('migrations applied');
+        console.error(`migrations applied to ${existed ? '' : 'a new store at '}${describeLocation(command.store)}`);
         return;
       case 'user-add': {
         const password = command.passwordFromStdin ? await readStdin() : null;
@@ -36,7 +93,7 @@ async function runAdmin(command: Exclude<Command, { command: 'serve' | 'help' }>
         console.log(await accounts.createToken(command.username, command.scope, command.name, command.expiresInDays));
         return;
       case 'token-revoke':
-        await accounts.revokeToken(command.token);
+        await accounts.revokeToken(await tokenFrom(command.token));
         console.error('token revoked');
         return;
     }
@@ -45,22 +102,30 @@ async function runAdmin(command: Exclude<Command, { command: 'serve' | 'help' }>
   }
 }
 
-async function main(): Promise<void> {
-  const command = parseCommand(process.argv.slice(2), process.env);
-  if (command.command === 'help') {
-    console.log(USAGE);
-    return;
+async function run(command: Command): Promise<void> {
+  switch (command.command) {
+    case 'help': {
+      // Loaded only for help: the other commands do not need the texts.
+      const { helpText } = await import('./help.js');
+      console.log(helpText(command.topic));
+      return;
+    }
+    case 'version':
+      console.log(packageVersion());
+      return;
+    case 'serve': {
+      // Loaded only for serve: the HTTP stack is most of the start-up time of the admin commands.
+      const { serve } = await import('../main.js');
+      await serve(command);
+      return;
+    }
+    default:
+      await runAdmin(command);
   }
-  if (command.command === 'serve') {
-    // Loaded only for serve: the HTTP stack is most of the start-up time of the admin commands.
-    const { serve } = await import('../main.js');
-    await serve(command);
-    return;
-  }
-  await runAdmin(command);
 }
 
-main().catch((error: unknown) => {
+/** Exits with one line for a mistake the operator can fix; the whole error only with --debug. */
+function fail(error: unknown, debug: boolean): never {
   if (error instanceof ConfigError || error instanceof AdminError) {
     console.error(`task-service: ${error.message}`);
     process.exit(2);
@@ -69,6 +134,26 @@ main().catch((error: unknown) => {
     console.error(`task-service: the username ${error.username} is taken`);
     process.exit(2);
   }
-  console.error('task-service: failed:', error);
+  const message = error instanceof StartupError ? error.message : `failed: ${error instanceof Error ? error.message : String(error)}`;
+  console.error(`task-service: ${message}`);
+  if (debug) console.error(error);
+  else if (!(error instanceof StartupError)) console.error('task-service: run it again with --debug to see the details');
   process.exit(1);
-});
+}
+
+let command: Command | undefined;
+try {
+  const argv = process.argv.slice(2);
+  // The terminal client (login, add, ls, done, sync) lives in ./client/, loaded only when asked for;
+  // the commands of sign-in and OAuth (docs/auth.md) read their own flags for now.
+  if (isClientCommand(argv[0])) {
+    const { runClient } = await import('./client/main.js');
+    await runClient(argv, process.env);
+  } else if (isAuthCommand(argv)) await runAuthCommand(argv, process.env);
+  else {
+    command = parseCommand(argv, process.env);
+    await run(command);
+  }
+} catch (error) {
+  fail(error, command !== undefined && 'debug' in command && command.debug);
+}

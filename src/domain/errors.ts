@@ -1,12 +1,13 @@
-/** The kinds of record an account owns; names as they appear in messages (`not found: task x`). */
-export type RecordKind = 'task' | 'project' | 'context';
+import type { SyncKind } from './sync.js';
 
 /** Why a use case refused a request. The HTTP layer maps each kind to its retcode. */
 export type Problem =
   | { readonly kind: 'invalid'; readonly field: string; readonly reason?: string }
-  | { readonly kind: 'not_found'; readonly record: RecordKind; readonly id: string }
-  | { readonly kind: 'conflict'; readonly record: RecordKind; readonly id: string }
-  | { readonly kind: 'cursor_expired' };
+  | { readonly kind: 'not_found'; readonly record: SyncKind; readonly id: string }
+  | { readonly kind: 'conflict'; readonly record: SyncKind; readonly id: string }
+  | { readonly kind: 'cursor_expired' }
+  /** A retry key sent again with a different request. */
+  | { readonly kind: 'key_reused' };
 
 export class DomainError extends Error {
   constructor(readonly problem: Problem) {
@@ -24,4 +25,20 @@ export function atIndex(error: DomainError, index: number): DomainError {
   const { problem } = error;
   if (problem.kind !== 'invalid') return error;
   return new DomainError({ ...problem, field: `[${index}].${problem.field}` });
+}
+
+/** The store cannot be reached or is shutting down; the request may be retried later. */
+export class StoreUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super('store unavailable', { cause });
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+/** A username that is already taken (the one uniqueness rule that spans accounts). */
+export class UsernameTakenError extends Error {
+  constructor(readonly username: string) {
+    super(`username taken: ${username}`);
+    this.name = 'UsernameTakenError';
+  }
 }

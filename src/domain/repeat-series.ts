@@ -18,6 +18,15 @@ export interface CivilDate {
 export const MIN_PERIODS_SEARCHED = 1000;
 /** …and at least ten years of days (leap days included), for rare dates such as 29 February. */
 export const MIN_DAYS_SEARCHED = 3653;
+/**
+ * …but never more work than this: days of the month looked at plus months walked. A rule that
+ * can never occur (`BYMONTHDAY=1,…,28;BYDAY=53MO,…`) would otherwise look at 28 days of each of
+ * 12,000 months per completion, and an array of 1000 completions blocks the process for seconds.
+ * This still covers the ten years above for any rule (3,653 days and 120 months), and over
+ * twenty years of a rule that looks at every day: real rules find their next date long before.
+ */
+export const MAX_SEARCH_WORK = 8000;
+
 /** The last year a date-time can be written in (the wire format and UNTIL have four-digit years). */
 export const LAST_YEAR = 9999;
 
@@ -43,22 +52,31 @@ function modulo(dividend: number, divisor: number): number {
   return ((dividend % divisor) + divisor) % divisor;
 }
 
+/** What a search may still do (see MAX_SEARCH_WORK); each day looked at and month walked costs 1. */
+interface WorkBudget {
+  left: number;
+}
+
 /**
  * The first day after `startDay` (DTSTART's date) that the series selects. Null when there is
  * none within MIN_PERIODS_SEARCHED periods and MIN_DAYS_SEARCHED days, whichever reaches further,
- * or none by the end of LAST_YEAR: the rule then counts as never occurring again.
+ * none within MAX_SEARCH_WORK, or none by the end of LAST_YEAR: the rule then counts as never
+ * occurring again.
  */
 export function firstDayOfSeriesAfter(rule: RepeatRule, startDay: number): number | null {
   const start = dateOfDayNumber(startDay);
   const selection = daySelectionOf(rule, start, startDay);
   const lastDay = dayNumberOf({ year: LAST_YEAR, month: 12, day: 31 });
-  for (let periodsAhead = 0; ; periodsAhead += 1) {
+  const budget: WorkBudget = { left: MAX_SEARCH_WORK };
+  for (let periodsAhead = 0; budget.left > 0; periodsAhead += 1) {
+    budget.left -= 1;
     const period = periodOf(rule, start, startDay, periodsAhead);
     if (period === null || period.firstDay > lastDay) return null;
     if (periodsAhead >= MIN_PERIODS_SEARCHED && period.firstDay > startDay + MIN_DAYS_SEARCHED) return null;
-    const found = firstSelectedDay(selection, Math.max(period.firstDay, startDay + 1), Math.min(period.lastDay, lastDay));
+    const found = firstSelectedDay(selection, Math.max(period.firstDay, startDay + 1), Math.min(period.lastDay, lastDay), budget);
     if (found !== null) return found;
   }
+  return null;
 }
 
 interface Period {
@@ -158,11 +176,17 @@ function monthDaysByLength(monthDays: readonly number[]): ReadonlyMap<number, re
   return byLength;
 }
 
-/** The first selected day in [firstDay, lastDay], walking it month by month. */
-function firstSelectedDay(selection: DaySelection, firstDay: number, lastDay: number): number | null {
+/**
+ * The first selected day in [firstDay, lastDay], walking it month by month, or null when there is
+ * none or the budget runs out first.
+ */
+function firstSelectedDay(selection: DaySelection, firstDay: number, lastDay: number, budget: WorkBudget): number | null {
   // One date conversion, then plain month arithmetic: this loop is the search's hot path.
   let { year, month, day: dayOfMonth } = dateOfDayNumber(firstDay);
+  let yearSpan = yearSpanOf(year);
   for (let segmentStart = firstDay; segmentStart <= lastDay; ) {
+    budget.left -= 1;
+    if (budget.left <= 0) return null;
     const monthLength = daysInMonth(year, month);
     const firstOfMonth = segmentStart - dayOfMonth + 1;
     const segmentEnd = Math.min(lastDay, firstOfMonth + monthLength - 1);
@@ -171,23 +195,39 @@ function firstSelectedDay(selection: DaySelection, firstDay: number, lastDay: nu
       for (const candidate of candidates) {
         const dayNumber = firstOfMonth + candidate - 1;
         if (dayNumber > segmentEnd) break;
-        if (dayNumber >= segmentStart && matchesWeekday(selection, dayNumber, { year, dayOfMonth: candidate, monthLength })) {
+        budget.left -= 1;
+        if (dayNumber >= segmentStart && matchesWeekday(selection, dayNumber, { yearSpan, dayOfMonth: candidate, monthLength })) {
           return dayNumber;
         }
       }
+      if (budget.left <= 0) return null;
     }
     segmentStart = segmentEnd + 1;
     dayOfMonth = 1;
     month = month === 12 ? 1 : month + 1;
-    if (month === 1) year += 1;
+    if (month === 1) {
+      year += 1;
+      yearSpan = yearSpanOf(year);
+    }
   }
   return null;
+}
+
+/** A year as day numbers: its first day and its length. */
+interface YearSpan {
+  readonly firstDay: number;
+  readonly length: number;
+}
+
+function yearSpanOf(year: number): YearSpan {
+  const firstDay = dayNumberOf({ year, month: 1, day: 1 });
+  return { firstDay, length: dayNumberOf({ year: year + 1, month: 1, day: 1 }) - firstDay };
 }
 
 function matchesWeekday(
   selection: DaySelection,
   dayNumber: number,
-  where: { readonly year: number; readonly dayOfMonth: number; readonly monthLength: number },
+  where: { readonly yearSpan: YearSpan; readonly dayOfMonth: number; readonly monthLength: number },
 ): boolean {
   if (selection.weekdays === null) return true;
   const choice = selection.weekdays[weekdayOf(dayNumber)];
@@ -197,9 +237,8 @@ function matchesWeekday(
   let index = where.dayOfMonth - 1;
   let length = where.monthLength;
   if (selection.ordinalsInYear) {
-    const firstOfYear = dayNumberOf({ year: where.year, month: 1, day: 1 });
-    index = dayNumber - firstOfYear;
-    length = dayNumberOf({ year: where.year + 1, month: 1, day: 1 }) - firstOfYear;
+    index = dayNumber - where.yearSpan.firstDay;
+    length = where.yearSpan.length;
   }
   // 1 = the first such weekday of the span, -1 = its last.
   const fromStart = Math.floor(index / 7) + 1;

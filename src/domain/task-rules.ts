@@ -22,7 +22,11 @@ function pick<T>(value: T | undefined, fallback: T): T {
  * Absent fields keep their value, so a client may send back the whole task it read.
  */
 export function mergeTask(existing: Task | undefined, input: TaskInput, context: MergeContext): TaskDraft {
-  if (existing === undefined && input.title === undefined) throw invalid('title', 'required');
+  if (existing === undefined && input.title === undefined) {
+    // A change to an id that does not exist creates a task of that id, which needs a title: say so,
+    // as the client most likely meant to change a task it believes is there.
+    throw invalid('title', input.id === undefined ? 'required' : 'required: no task has this id, so this would create one');
+  }
   const base: TaskDraft = existing ?? {
     id: input.id ?? context.newId,
     title: '',
@@ -53,6 +57,13 @@ export function mergeTask(existing: Task | undefined, input: TaskInput, context:
   if (startAt !== null && endAt !== null && endAt < startAt) throw invalid('end_at', 'before start_at');
   if (input.repeater !== undefined && input.repeater !== null && !isValidRepeater(input.repeater)) {
     throw invalid('repeater', 'not an RFC 5545 RRULE this service supports');
+  }
+  // A series repeats from start_at (or end_at): a change that leaves a repeater without either
+  // would be kept but never repeat. A task sent back unchanged as it is stored still passes.
+  const repeater = pick(input.repeater, base.repeater);
+  const anchorChanged = repeater !== base.repeater || startAt !== base.startAt || endAt !== base.endAt;
+  if (repeater !== null && startAt === null && endAt === null && anchorChanged) {
+    throw invalid('repeater', 'needs start_at (or end_at) to repeat from');
   }
 
   const merged: TaskDraft = {

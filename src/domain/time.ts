@@ -20,3 +20,8 @@ export function millisFromMicros(us: Micros): number {
 export function nextUpdated(previous: Micros, now: Micros): Micros {
   return now > previous ? now : previous + 1;
 }
+
+/** The wall clock in Micros: the one place it is read; stores take it as their default clock. */
+export function nowMicros(): Micros {
+  return microsFromMillis(Date.now());
+}

@@ -71,7 +71,57 @@ const NAME_SHAPE = /^[A-Z][^/]*(?:\/[A-Z][^/]*)*$/;
  * versions accept as zones.
  */
 export function isValidTimeZone(zone: string): boolean {
-  return zoneState(zone) !== undefined;
+  const state = zoneState(zone);
+  if (state === undefined) return false;
+  return state.offsetFormat.resolvedOptions().timeZone === zone || isConventionalLinkSpelling(zone);
+}
+
+/** The words of IANA names (`America/Port-au-Prince`: `America`, `Port`, `au`, `Prince`). */
+function wordsOf(zone: string): string[] {
+  return zone.split(/[/_-]/);
+}
+
+/**
+ * A word of an IANA name as the database writes words: capitalised (`Kolkata`, `ComodRivadavia`),
+ * a short lower-case joining word (`au`, `es`), or an abbreviation (`US`, `GB`, `EST5EDT`, `GMT+5`).
+ */
+const CONVENTIONAL_WORD = /^(?:(?:[A-Z][a-z]+)+|[a-z]{1,3}|[A-Z]{1,4}(?:[0-9]+[A-Z]{0,3})?|[A-Z]{0,3}[+-]?[0-9]{1,2})$/;
+
+/**
+ * Link names in common use whose words Node 20's Intl lists under no name of its own (it names
+ * these zones by their older spellings: `Asia/Calcutta`, `Asia/Saigon`).
+ */
+const COMMON_LINKS = ['Etc/UTC', 'Asia/Kolkata', 'Asia/Ho_Chi_Minh', 'Europe/Kyiv', 'Asia/Kathmandu', 'Asia/Yangon', 'America/Nuuk'];
+
+/** Each word of Intl's own zone names (and COMMON_LINKS), by its lower case, as those names spell it. */
+let knownWordSpellings: Map<string, Set<string>> | undefined;
+
+function spellingsOf(lowerCaseWord: string): Set<string> | undefined {
+  if (knownWordSpellings === undefined) {
+    knownWordSpellings = new Map();
+    for (const name of [...Intl.supportedValuesOf('timeZone'), ...COMMON_LINKS]) {
+      for (const word of wordsOf(name)) {
+        const spellings = knownWordSpellings.get(word.toLowerCase()) ?? new Set<string>();
+        spellings.add(word);
+        knownWordSpellings.set(word.toLowerCase(), spellings);
+      }
+    }
+  }
+  return knownWordSpellings.get(lowerCaseWord);
+}
+
+/**
+ * Whether a link name (one Intl answers with another zone's name, so that its own spelling
+ * cannot be checked against Intl's) is written the way the IANA database writes names. Intl takes
+ * `Asia/KOLKATA` for `Asia/Kolkata`: stored as sent, such variants would make one zone many
+ * spellings. A word that Intl's own names use (`Etc`, `UTC`) must be spelled as they spell it;
+ * any other word, conventionally. So only the canonical spelling of a name is ever stored.
+ */
+function isConventionalLinkSpelling(zone: string): boolean {
+  return wordsOf(zone).every((word) => {
+    const known = spellingsOf(word.toLowerCase());
+    return known === undefined ? CONVENTIONAL_WORD.test(word) : known.has(word);
+  });
 }
 
 function zoneState(zone: string): ZoneState | undefined {

@@ -1,47 +1,49 @@
-import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import type { AccountService } from '../service/accounts.js';
-import type { ListingService } from '../service/listing.js';
-import type { SettingsService } from '../service/settings.js';
-import type { TaskService } from '../service/tasks.js';
-import type { TaskInput } from '../domain/task.js';
-import type { LabelInput } from '../domain/label.js';
-import type { LabelService } from '../service/labels.js';
-import { DomainError } from '../domain/errors.js';
-import { StoreUnavailableError } from '../store/store.js';
+import type { Services } from '../service/services.js';
+import { DomainError, StoreUnavailableError } from '../domain/errors.js';
 import { registerCompression } from './compression.js';
-import { BODY_LIMIT_BYTES, bodyTextOf } from './request-body.js';
-import type { Gate } from './auth.js';
+import { BODY_LIMIT_BYTES, bodyEchoOf } from './request-body.js';
+import { carriesCredential, type Gate } from './auth.js';
 import { LoadShedder, type LoadLimits } from './load-shedder.js';
+import { BodyWaits, hasBody, type BodyWaitLimits } from './body-waits.js';
+import { capConnectionsPerAddress } from './connection-cap.js';
 import { TokenRateLimiter } from './rate-limit.js';
 import { rawPath, rawQuery } from './query.js';
 import { registerRecordRoutes } from './routes/records.js';
+import { eachResource, RECORD_RESOURCES } from './resources.js';
 import { registerSettingsRoutes } from './routes/settings.js';
-import { readTaskBody } from './schemas/task.js';
-import { readContextBody, readProjectBody } from './schemas/label.js';
-import { JSON_CONTENT_TYPE, sendJson } from './send.js';
+import { sendJson } from './send.js';
 import { fromProblem, renderErrorBody, statusOf, WireError } from './wire/errors.js';
-import { renderContext, renderProject, renderTask } from './wire/render.js';
+import { HEALTH_OK } from './wire/envelopes.js';
+import { rawErrorResponse } from './wire/raw-answer.js';
 import { RenderCache } from './wire/render-cache.js';
 import { AnswerCache } from './answer-cache.js';
+import { queryWithoutToken } from './wire/reqdata.js';
+import { registerWebAuth } from './auth-pages/scope.js';
+import { registerOpenApiRoutes } from './openapi/routes.js';
+import { registerWebApp, type WebAppFiles } from './web-app.js';
 
 export interface AppDeps {
-  readonly accounts: AccountService;
-  readonly listing: ListingService;
-  readonly tasks: TaskService;
-  readonly labels: LabelService;
-  readonly settings: SettingsService;
-  /** Resolves when the store answers; rejects otherwise. */
-  readonly health: () => Promise<void>;
+  readonly services: Services;
+  /** The synced resources; RECORD_RESOURCES unless a test observes them. */
+  readonly resources?: typeof RECORD_RESOURCES;
   readonly log: Logger;
   readonly maintenance: boolean;
   /** Requests per second per token; null: no limit. */
   readonly rateLimitPerSecond?: number | null;
   readonly loadLimits?: LoadLimits;
+  /** Requests waiting for their body: their own cap and the slowest rate allowed. */
+  readonly bodyWaitLimits?: BodyWaitLimits;
+  /** Connections one client address may hold at once. */
+  readonly maxConnectionsPerAddress?: number;
   /** TLS key and certificate (PEM); null serves plain HTTP. */
   readonly tls?: { readonly key: string | Buffer; readonly cert: string | Buffer } | null;
+  /** Sign-in pages and the OAuth 2 server (ACCOUNTS.md); absent: neither is served. */
+  readonly webAuth?: boolean;
+  /** The built web app served at `/` (docs/web.md); null or absent: not served. */
+  readonly webApp?: WebAppFiles | null;
 }
 
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -52,6 +54,15 @@ const HEADERS_TIMEOUT_MS = 10_000;
  */
 const TIMEOUT_CHECK_INTERVAL_MS = 1000;
 
+/** A TLS client must finish its handshake this fast (node's default: 120 s). */
+const TLS_HANDSHAKE_TIMEOUT_MS = 10_000;
+
+/**
+ * A connection on which nothing moves (no byte read or written) for this long is closed: a
+ * client that stops reading its answer included. Longer than every other time-out here.
+ */
+const SOCKET_INACTIVITY_TIMEOUT_MS = 60_000;
+
 /** Options of node's HTTP server, for plain HTTP and HTTPS alike. */
 const SERVER_OPTIONS = {
   connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
@@ -59,17 +70,30 @@ const SERVER_OPTIONS = {
   requireHostHeader: false,
 } as const;
 
-/** Rendered records kept for listings: about 600 bytes each, so some 30 MB at most. */
-const RENDER_CACHE_ENTRIES = 50_000;
+/**
+ * Rendered records kept for listings, in bytes: some 20,000 records of a usual size (about 600
+ * characters). A rendering past 32 KB is not kept (notes of many `&` grow five-fold escaped).
+ */
+const RENDER_CACHE_BOUNDS = { maxBytes: 32 * 1024 * 1024, maxEntryBytes: 32 * 1024 };
 
-/** List answers kept whole, in bytes. */
-const ANSWER_CACHE_BYTES = 32 * 1024 * 1024;
+/** List answers kept whole, in bytes; one past 1 MB (with its gzip copy) is not kept. */
+const ANSWER_CACHE_BOUNDS = { maxBytes: 32 * 1024 * 1024, maxEntryBytes: 1024 * 1024 };
 
 /** Seconds a client should wait before retrying an E503. */
 const RETRY_AFTER_SECONDS = '1';
 
 /** Past these, new requests are refused with E503 rather than queued into a time-out. */
 const DEFAULT_LOAD_LIMITS: LoadLimits = { maxInFlight: 1024, maxEventLoopDelayMs: 1000, maxTurnMs: 50 };
+
+/**
+ * Bodies still arriving: at most 256 at once (a quarter of the in-flight cap), 64 of them from
+ * requests without any credential, each at 1 KiB/s on average once its first 2 seconds are over
+ * (a 1 MiB body then may take up to about 17 minutes).
+ */
+const DEFAULT_BODY_WAIT_LIMITS: BodyWaitLimits = { maxWaiting: 256, maxWaitingWithoutCredential: 64, minBytesPerSecond: 1024, graceMs: 2000 };
+
+/** Above the 2,000 connections the overload proof holds from one address (a proxy's, say). */
+const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 4096;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -119,25 +143,33 @@ function clientErrorOf(error: Error): WireError | undefined {
 /** Replaces fastify's own answer to malformed HTTP, whose body is not the contract's. */
 function answerClientError(error: Error, socket: Duplex): void {
   const known = clientErrorOf(error);
-  if (known !== undefined && socket.writable) {
-    const body = renderErrorBody(known.retcode, known.retmsg, '');
-    const status = statusOf(known.retcode);
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
+  if (known !== undefined && socket.writable) socket.write(rawErrorResponse(known));
   socket.destroy();
 }
 
 function reqdataOf(request: FastifyRequest): string {
-  return request.method === 'POST' ? bodyTextOf(request) : rawQuery(request);
+  return request.method === 'POST' ? bodyEchoOf(request) : queryWithoutToken(rawQuery(request));
+}
+
+/** Paths are logged at most this long: a 16 KiB URL must not make every log line 16 KiB. */
+const LOGGED_PATH_CHARS = 256;
+
+/** The request's path (never its query) as logged: cut short, with a mark where it was cut. */
+function loggedPath(request: FastifyRequest): string {
+  const path = rawPath(request);
+  return path.length <= LOGGED_PATH_CHARS ? path : `${path.slice(0, LOGGED_PATH_CHARS)}…`;
+}
+
+/** Answers of the API hold an account's data: no cache on the way may keep them. */
+function markUncacheable(request: FastifyRequest, reply: FastifyReply): void {
+  if (rawPath(request).startsWith('/v1')) void reply.header('cache-control', 'no-store');
 }
 
 function sendError(request: FastifyRequest, reply: FastifyReply, error: WireError): void {
   request.retcode = error.retcode;
   // Also set by the onRequest hook; repeated here for the errors fastify raises before any hook.
   void reply.header('x-content-type-options', 'nosniff');
+  markUncacheable(request, reply);
   if (error.retcode === 'E401') void reply.header('www-authenticate', 'Bearer realm="task-service"');
   if (error.retcode === 'E503') void reply.header('retry-after', RETRY_AFTER_SECONDS);
   sendJson(reply, renderErrorBody(error.retcode, error.retmsg, reqdataOf(request)), statusOf(error.retcode));
@@ -157,7 +189,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: (error, request, reply) => sendError(request, reply, wireErrorOf(error) ?? WireError.internal()),
     clientErrorHandler: answerClientError,
     ...(deps.tls
-      ? { https: { key: deps.tls.key, cert: deps.tls.cert, minVersion: 'TLSv1.2' as const, ...SERVER_OPTIONS } }
+      ? {
+          https: {
+            key: deps.tls.key,
+            cert: deps.tls.cert,
+            minVersion: 'TLSv1.2' as const,
+            handshakeTimeout: TLS_HANDSHAKE_TIMEOUT_MS,
+            ...SERVER_OPTIONS,
+          },
+        }
       : { http: SERVER_OPTIONS }),
     // Fastify types an HTTPS app by its raw server; routes and hooks are the same for both and
     // nothing here touches the raw server, so both are handled as the default instance type.
@@ -165,6 +205,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // A client that trickles its headers (slow loris) is cut off after this long.
   app.server.headersTimeout = HEADERS_TIMEOUT_MS;
+  app.server.timeout = SOCKET_INACTIVITY_TIMEOUT_MS;
+  capConnectionsPerAddress(app.server, deps.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS);
 
   // Responses only: request bodies are decoded by readJsonBody, which applies the body limit
   // after gunzip and answers a broken stream with E001.
@@ -181,19 +223,43 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const shedder = new LoadShedder(deps.loadLimits ?? DEFAULT_LOAD_LIMITS);
   shedder.start();
+  const bodyWaits = new BodyWaits(deps.bodyWaitLimits ?? DEFAULT_BODY_WAIT_LIMITS);
+  bodyWaits.start();
   app.addHook('onListen', async () => shedder.timeTurns());
-  app.addHook('onClose', async () => shedder.stop());
+  app.addHook('onClose', async () => {
+    shedder.stop();
+    bodyWaits.stop();
+  });
   const gate: Gate = {
-    accounts: deps.accounts,
+    accounts: deps.services.accounts,
     limiter: deps.rateLimitPerSecond ? new TokenRateLimiter(deps.rateLimitPerSecond) : null,
   };
 
   app.addHook('onRequest', async (request, reply) => {
     request.startedAt = process.hrtime.bigint();
     void reply.header('x-content-type-options', 'nosniff');
-    if (!shedder.enter()) throw WireError.unavailable();
-    reply.raw.once('close', () => shedder.leave());
+    markUncacheable(request, reply);
     if (deps.maintenance && request.url.startsWith('/v1')) throw WireError.maintenance();
+    if (!hasBody(request.raw)) {
+      if (!shedder.enter()) throw WireError.unavailable();
+      reply.raw.once('close', () => shedder.leave());
+      return;
+    }
+    if (!shedder.accepts()) throw WireError.unavailable();
+    if (!bodyWaits.enter(request.raw, carriesCredential(request))) {
+      // The body is not read: the connection cannot carry another request after this answer.
+      void reply.header('connection', 'close');
+      throw WireError.unavailable();
+    }
+    reply.raw.once('close', () => bodyWaits.leave(request.raw));
+  });
+
+  // A request counts as work in flight only once its body is in (body-waits.ts).
+  app.addHook('preValidation', async (request, reply) => {
+    if (!hasBody(request.raw)) return;
+    bodyWaits.leave(request.raw);
+    if (!shedder.enterWithBody()) throw WireError.unavailable();
+    reply.raw.once('close', () => shedder.leave());
   });
 
   app.addHook('onResponse', async (request, reply) => {
@@ -201,7 +267,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deps.log.info(
       {
         method: request.method,
-        path: rawPath(request),
+        path: loggedPath(request),
         status: reply.statusCode,
         retcode: request.retcode,
         account: request.grant?.account.id,
@@ -211,50 +277,37 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     );
   });
 
-  app.setNotFoundHandler((request, reply) => sendError(request, reply, WireError.noSuchAddress()));
+  const notFound = (request: FastifyRequest, reply: FastifyReply): void => sendError(request, reply, WireError.noSuchAddress());
+  app.setNotFoundHandler(notFound);
+  if (deps.webApp) registerWebApp(app, deps.webApp, notFound);
 
   app.setErrorHandler((error, request, reply) => {
     // A client that went away before its body was whole: nothing was read, and no failure of ours.
     const known = wireErrorOf(error) ?? (request.raw.readableAborted ? WireError.unparsableJson() : undefined);
-    if (known === undefined) deps.log.error({ err: error, path: rawPath(request) }, 'unexpected error');
+    if (known === undefined) deps.log.error({ err: error, path: loggedPath(request) }, 'unexpected error');
     // Only the store's faults: a shed or rate-limited request (E503 too) is logged by its response line.
-    else if (error instanceof StoreUnavailableError) deps.log.warn({ err: error, path: rawPath(request) }, 'store unavailable');
+    else if (error instanceof StoreUnavailableError) deps.log.warn({ err: error, path: loggedPath(request) }, 'store unavailable');
     sendError(request, reply, known ?? WireError.internal());
   });
 
   app.get('/healthz', async (_request, reply) => {
-    await deps.health();
-    return sendJson(reply, '{"status":"ok"}');
+    await deps.services.health();
+    return sendJson(reply, HEALTH_OK);
   });
 
-  registerSettingsRoutes(app, { gate, settings: deps.settings });
+  registerOpenApiRoutes(app);
+  registerSettingsRoutes(app, { gate, settings: deps.services.settings });
   const recordDeps = {
     gate,
-    listing: deps.listing,
-    renderCache: new RenderCache(RENDER_CACHE_ENTRIES),
-    answers: new AnswerCache(ANSWER_CACHE_BYTES),
+    services: deps.services,
+    renderCache: new RenderCache(RENDER_CACHE_BOUNDS),
+    answers: new AnswerCache(ANSWER_CACHE_BOUNDS),
   };
-  registerRecordRoutes<'task', TaskInput>(app, recordDeps, {
-    path: 'tasks',
-    kind: 'task',
-    render: renderTask,
-    readBody: readTaskBody,
-    upsert: (account, inputs, asArray, answering) => deps.tasks.upsert(account, inputs, asArray, answering),
-  });
-  registerRecordRoutes<'project', LabelInput>(app, recordDeps, {
-    path: 'projects',
-    kind: 'project',
-    render: renderProject,
-    readBody: readProjectBody,
-    upsert: (account, inputs, asArray, answering) => deps.labels.upsertProjects(account, inputs, asArray, answering),
-  });
-  registerRecordRoutes<'context', LabelInput>(app, recordDeps, {
-    path: 'contexts',
-    kind: 'context',
-    render: renderContext,
-    readBody: readContextBody,
-    upsert: (account, inputs, asArray, answering) => deps.labels.upsertContexts(account, inputs, asArray, answering),
-  });
+  eachResource(deps.resources ?? RECORD_RESOURCES, (resource) => registerRecordRoutes(app, recordDeps, resource));
+
+  if (deps.webAuth === true) {
+    registerWebAuth(app, { signIn: deps.services.signIn, oauth: deps.services.oauth, log: deps.log });
+  }
 
   return app;
 }

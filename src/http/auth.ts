@@ -23,6 +23,11 @@ function credentialOf(request: FastifyRequest): string | undefined {
   return new URLSearchParams(query).get('access_token') ?? undefined;
 }
 
+/** Whether the request carries a token at all (valid or not): checked before its body is read. */
+export function carriesCredential(request: FastifyRequest): boolean {
+  return request.headers.authorization !== undefined || rawQuery(request).includes('access_token');
+}
+
 /** What every /v1 request passes: the token check, and the per-token rate limit when one is set. */
 export interface Gate {
   readonly accounts: AccountService;

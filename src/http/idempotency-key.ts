@@ -5,7 +5,7 @@ import { rawPath } from './query.js';
 import { bodyTextOf } from './request-body.js';
 import { WireError } from './wire/errors.js';
 
-const KEY_MAX = 200;
+export const KEY_MAX = 200;
 
 /**
  * The `Idempotency-Key` of a POST, with a digest of the request it came with (path and body text),

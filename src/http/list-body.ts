@@ -1,9 +1,16 @@
 import { Readable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Listing } from '../service/listing.js';
-import { encodeCursor } from './wire/cursor.js';
+import { LIST_START, listEnd } from './wire/envelopes.js';
 
 /** Answers up to this size are sent as one string; larger ones stream from their snapshot. */
 const STREAM_THRESHOLD_CHARS = 256 * 1024;
+
+/**
+ * A stream's pieces are about this size: records are joined until a piece reaches it. A batch of
+ * the store (500 records) is never one string, since 500 large records make hundreds of MB.
+ */
+const CHUNK_CHARS = 64 * 1024;
 
 async function* listChunks<T extends { readonly rev: number }>(
   listing: Listing<T>,
@@ -11,16 +18,24 @@ async function* listChunks<T extends { readonly rev: number }>(
 ): AsyncGenerator<string> {
   try {
     let first = true;
-    yield '{"entries":[';
+    yield LIST_START;
+    let chunk = '';
     for await (const batch of listing.batches()) {
-      let chunk = '';
       for (const record of batch) {
         chunk += first ? render(record) : ',' + render(record);
         first = false;
+        if (chunk.length >= CHUNK_CHARS) {
+          yield chunk;
+          chunk = '';
+          // A client on a fast link takes every piece at once, and the stream then reads the next
+          // in the same turn of the event loop: a list of large records would hold the process
+          // for seconds. Each piece waits for the loop to come round, so others are served between.
+          await nextTurn();
+        }
       }
-      yield chunk;
     }
-    yield `],"cursor":"${encodeCursor(listing.cursorRev)}","has_more":${String(listing.hasMore)}}`;
+    if (chunk !== '') yield chunk;
+    yield listEnd(listing.cursorRev, listing.hasMore);
   } finally {
     await listing.close();
   }

@@ -65,6 +65,22 @@ export class LoadShedder {
   }
 
   /**
+   * The first half of `enter`, for a request whose body is still to come: whether the process
+   * takes new requests now (the loop is not saturated, this turn not full). Checked as the request
+   * arrives, as for any other; it counts in flight only once its body is in (`enterWithBody`).
+   */
+  accepts(): boolean {
+    return !this.saturated && !this.turnIsFull();
+  }
+
+  /** The second half: counts a request whose body is in (call `leave` when it is answered), or refuses it. */
+  enterWithBody(): boolean {
+    if (this.inFlight >= this.limits.maxInFlight) return false;
+    this.inFlight += 1;
+    return true;
+  }
+
+  /**
    * Requests whose bytes are ready are handled one after another in one turn of the event loop
    * (under a flood libuv takes up to 48 × 1024 events before it comes round), and the requests
    * are mostly synchronous work, so neither the in-flight count nor the loop delay sees that

@@ -56,6 +56,21 @@ export function bodyTextOf(request: FastifyRequest): string {
 }
 
 /**
+ * The body an error's `reqdata` echoes. A gzip body is undone only for a request that got past
+ * the token check (or whose route already undid it): gunzipping up to 1 MiB for anyone, only to
+ * echo it in a refusal, would be free work for a client without a token. Its echo is then empty.
+ */
+export function bodyEchoOf(request: FastifyRequest): string {
+  if (request.decodedBody === null && request.grant === null && isGzipped(request)) return '';
+  return bodyTextOf(request);
+}
+
+function isGzipped(request: FastifyRequest): boolean {
+  const encoding = (request.headers['content-encoding'] ?? '').trim().toLowerCase();
+  return encoding === 'gzip' || encoding === 'x-gzip';
+}
+
+/**
  * Reads a POST body the way the contract wants: JSON content type (else E005), gzip undone when
  * declared (broken stream E001, too large E006), strict UTF-8 and JSON (else E001).
  */

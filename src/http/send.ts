@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+import { JSON_CONTENT_TYPE } from './wire/content-type.js';
 
 /**
  * Every answer, success or error, is JSON text already rendered by the wire layer. An async

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { USERNAME_PATTERN, type Account, type Scope, type TokenGrant } from '../domain/account.js';
-import { microsFromMillis, MICROS_PER_DAY } from '../domain/time.js';
+import { MICROS_PER_DAY, nowMicros } from '../domain/time.js';
 import { isValidTimeZone } from '../domain/zone.js';
 import type { Store } from '../store/store.js';
 import { newTokenSecret } from './ids.js';
+import { LastUseRecorder } from './last-use.js';
 
 /** A mistake an operator made on the command line (unknown user, bad zone…), shown as it is. */
 export class AdminError extends Error {
@@ -21,7 +22,11 @@ export function hashToken(token: string): string {
 
 /** Accounts and their tokens: the operator's commands and the check every request makes. */
 export class AccountService {
-  constructor(private readonly store: Store) {}
+  readonly #lastUse: LastUseRecorder;
+
+  constructor(private readonly store: Store) {
+    this.#lastUse = new LastUseRecorder(store.auth);
+  }
 
   async addUser(username: string, password: string | null, timezone: string): Promise<Account> {
     if (!USERNAME_PATTERN.test(username)) {
@@ -40,8 +45,10 @@ export class AccountService {
   async createToken(username: string, scope: Scope, name: string, expiresInDays: number | null): Promise<string> {
     const account = await this.store.findAccount(username);
     if (account === undefined) throw new AdminError(`no such user: ${username}`);
+    // A token of a disabled account would be refused (E403) at once: say so instead of making one.
+    if (account.disabled) throw new AdminError(`user ${username} is disabled: its tokens are refused, so none was made`);
     const secret = newTokenSecret();
-    const expiresAt = expiresInDays === null ? null : microsFromMillis(Date.now()) + expiresInDays * MICROS_PER_DAY;
+    const expiresAt = expiresInDays === null ? null : nowMicros() + expiresInDays * MICROS_PER_DAY;
     await this.store.insertToken({ hash: hashToken(secret), accountId: account.id, scope, name, expiresAt });
     return secret;
   }
@@ -52,12 +59,14 @@ export class AccountService {
 
   /** Hashes first and looks up by hash, so an unknown token costs the same as a wrong one. */
   async authenticate(token: string): Promise<Authentication> {
-    const grant = await this.store.findToken(hashToken(token));
+    const hash = hashToken(token);
+    const grant = await this.store.findToken(hash);
     if (grant === undefined || grant.revoked) return { ok: false, denial: 'unauthenticated' };
-    if (grant.expiresAt !== null && grant.expiresAt <= microsFromMillis(Date.now())) {
+    if (grant.expiresAt !== null && grant.expiresAt <= nowMicros()) {
       return { ok: false, denial: 'unauthenticated' };
     }
     if (grant.account.disabled) return { ok: false, denial: 'forbidden' };
+    this.#lastUse.note(hash);
     return { ok: true, grant };
   }
 }

@@ -17,7 +17,14 @@ export function newRecordId(): string {
   return id;
 }
 
-/** A new access token: 256 random bits, shown once and stored only as its hash. */
+/**
+ * A new access token: 256 random bits, shown once and stored only as its hash. It never starts
+ * with "-", so that no command line reads it as an option (`token revoke <token>`): a draw that
+ * would is made again, which leaves 255.9 bits.
+ */
 export function newTokenSecret(): string {
-  return randomBytes(32).toString('base64url');
+  for (;;) {
+    const token = randomBytes(32).toString('base64url');
+    if (!token.startsWith('-')) return token;
+  }
 }

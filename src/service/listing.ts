@@ -1,6 +1,7 @@
 import { DomainError } from '../domain/errors.js';
 import type { Micros } from '../domain/time.js';
-import type { AccountHead, ListSnapshot, RecordsByKind, Store, SyncKind } from '../store/store.js';
+import type { AccountHead, RecordsByKind, SyncKind } from '../domain/sync.js';
+import type { ListSnapshot, Store } from '../store/store.js';
 
 /** The parameters of a list call, already parsed. `afterRev` is what a cursor stands for. */
 export interface ListRequest {

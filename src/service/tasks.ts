@@ -1,10 +1,11 @@
 import type { Account } from '../domain/account.js';
 import { DomainError, invalid } from '../domain/errors.js';
-import { applyEach } from './apply-each.js';
+import type { NamedKind, WriteOutcome } from '../domain/sync.js';
 import type { Label, LabelRef, Task, TaskInput } from '../domain/task.js';
 import { mergeTask } from '../domain/task-rules.js';
 import type { Store, WriteTx } from '../store/store.js';
-import { answerOnce, type Answering } from './idempotency.js';
+import { applyEach } from './apply-each.js';
+import { writeOnce, type WriteRequest } from './idempotency.js';
 import { newRecordId } from './ids.js';
 
 export class TaskService {
@@ -12,26 +13,30 @@ export class TaskService {
 
   /**
    * Creates or updates each task, all in one transaction: every change gets its own `rev`, and one
-   * refused task refuses them all. In an array request the error names the index.
+   * refused task refuses them all. In a request of several the error names the index.
    */
-  upsert(account: Account, inputs: readonly TaskInput[], asArray: boolean, answering: Answering<Task>): Promise<string> {
+  upsert(account: Account, inputs: readonly TaskInput[], request: WriteRequest): Promise<WriteOutcome<'task'>> {
+    const zone = account.timezone;
     return this.store.write(account.id, (tx) =>
-      answerOnce(tx, answering.idempotency, async () =>
-        answering.render(await applyEach(inputs, asArray, (input) => this.upsertOne(tx, account.timezone, input))),
-      ),
+      writeOnce(tx, 'task', request.idempotency, async () => ({
+        kind: 'task',
+        zone,
+        many: request.many,
+        records: await applyEach(inputs, request.many, (input) => upsertOne(tx, zone, input)),
+      })),
     );
   }
+}
 
-  private async upsertOne(tx: WriteTx, zone: string, input: TaskInput): Promise<Task> {
-    const existing = input.id === undefined ? undefined : await tx.getTask(input.id);
-    if (input.ifRev !== undefined && existing?.rev !== input.ifRev) {
-      throw new DomainError({ kind: 'conflict', record: 'task', id: input.id ?? '' });
-    }
-    const project = await resolveLabel(tx, 'project', input.project, existing?.project ?? null);
-    const context = await resolveLabel(tx, 'context', input.context, existing?.context ?? null);
-    const draft = mergeTask(existing, input, { newId: newRecordId(), zone, project, context });
-    return tx.putTask(draft);
+async function upsertOne(tx: WriteTx, zone: string, input: TaskInput): Promise<Task> {
+  const existing = input.id === undefined ? undefined : await tx.get('task', input.id);
+  if (input.ifRev !== undefined && existing?.rev !== input.ifRev) {
+    throw new DomainError({ kind: 'conflict', record: 'task', id: input.id ?? '' });
   }
+  const project = await resolveLabel(tx, 'project', input.project, existing?.project ?? null);
+  const context = await resolveLabel(tx, 'context', input.context, existing?.context ?? null);
+  const draft = mergeTask(existing, input, { newId: newRecordId(), zone, project, context });
+  return tx.put('task', draft);
 }
 
 /**
@@ -42,7 +47,7 @@ export class TaskService {
  */
 async function resolveLabel(
   tx: WriteTx,
-  kind: 'project' | 'context',
+  kind: NamedKind,
   ref: LabelRef | undefined,
   current: Label | null,
 ): Promise<Label | null | undefined> {
@@ -52,20 +57,20 @@ async function resolveLabel(
   return labelByName(tx, kind, ref.name);
 }
 
-async function labelById(tx: WriteTx, kind: 'project' | 'context', id: string): Promise<Label> {
-  const found = kind === 'project' ? await tx.getProject(id) : await tx.getContext(id);
+async function labelById(tx: WriteTx, kind: NamedKind, id: string): Promise<Label> {
+  const found = await tx.get(kind, id);
   if (found === undefined || found.deleted !== null) throw invalid(`${kind}_id`, `no such ${kind}`);
   return { id: found.id, name: found.name };
 }
 
-async function labelByName(tx: WriteTx, kind: 'project' | 'context', name: string): Promise<Label | null> {
+async function labelByName(tx: WriteTx, kind: NamedKind, name: string): Promise<Label | null> {
   if (name === '') return null;
-  if (kind === 'project') {
-    const project =
-      (await tx.findProjectByName(name)) ??
-      (await tx.putProject({ id: newRecordId(), name, notes: '', archived: null, deleted: null }));
-    return { id: project.id, name: project.name };
-  }
-  const context = (await tx.findContextByName(name)) ?? (await tx.putContext({ id: newRecordId(), name, deleted: null }));
-  return { id: context.id, name: context.name };
+  const label = (await tx.findLive(kind, name)) ?? (await putNewLabel(tx, kind, name));
+  return { id: label.id, name: label.name };
+}
+
+function putNewLabel(tx: WriteTx, kind: NamedKind, name: string): Promise<Label> {
+  return kind === 'project'
+    ? tx.put('project', { id: newRecordId(), name, notes: '', archived: null, deleted: null })
+    : tx.put('context', { id: newRecordId(), name, deleted: null });
 }

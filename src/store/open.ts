@@ -24,3 +24,18 @@ export async function openStore(
     ...(options.synchronous === undefined ? {} : { synchronous: options.synchronous }),
   });
 }
+
+/** Opens the store and applies its pending migrations; a store that fails to migrate is closed again. */
+export async function openMigrated(
+  location: StoreLocation,
+  options: { synchronous?: 'FULL' | 'NORMAL' } = {},
+): Promise<Store> {
+  const store = await openStore(location, options);
+  try {
+    await store.migrate();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return store;
+}

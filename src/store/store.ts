@@ -1,21 +1,8 @@
 import type { Account, NewAccount, NewToken, SettingsPatch, TokenGrant } from '../domain/account.js';
-import type { Context, ContextDraft, Project, ProjectDraft } from '../domain/label.js';
-import type { Task, TaskDraft } from '../domain/task.js';
+import type { AccountHead, DraftsByKind, NamedKind, RecordsByKind, SyncKind, WriteOutcome } from '../domain/sync.js';
+import type { Task } from '../domain/task.js';
 import type { Micros } from '../domain/time.js';
-
-/** The records an account syncs, by the name of their list resource's kind. */
-export interface RecordsByKind {
-  readonly task: Task;
-  readonly project: Project;
-  readonly context: Context;
-}
-export type SyncKind = keyof RecordsByKind;
-
-/** Where an account's data stands: every change raises `rev`, every purge `purgedRev`. */
-export interface AccountHead {
-  readonly rev: number;
-  readonly purgedRev: number;
-}
+import type { AuthStore } from './auth-store.js';
 
 export interface ListQuery {
   /** Only changes with a larger `rev` (a cursor position). */
@@ -48,31 +35,30 @@ export interface ListSnapshot<T> {
  * change-number lock. Each put stamps the record with the account's next `rev` and `updated`.
  */
 export interface WriteTx {
-  getTask(id: string): Promise<Task | undefined>;
-  putTask(draft: TaskDraft): Promise<Task>;
-  getProject(id: string): Promise<Project | undefined>;
-  findProjectByName(name: string): Promise<Project | undefined>;
-  putProject(draft: ProjectDraft): Promise<Project>;
-  getContext(id: string): Promise<Context | undefined>;
-  findContextByName(name: string): Promise<Context | undefined>;
-  putContext(draft: ContextDraft): Promise<Context>;
-  /** Live tasks (not deleted) that point at the project or context, for renames and deletions. */
-  tasksWithLabel(kind: 'project' | 'context', id: string): Promise<readonly Task[]>;
-  /** The answer kept for an `Idempotency-Key` of this account, if any. */
-  findAnswer(key: string): Promise<StoredAnswer | undefined>;
-  /** Keeps (or replaces) the answer for an `Idempotency-Key`, committed with the writes it answers. */
-  saveAnswer(key: string, requestHash: string, answer: string): Promise<void>;
+  /** The account's record of that kind and id, deleted ones included. */
+  get<K extends SyncKind>(kind: K, id: string): Promise<RecordsByKind[K] | undefined>;
+  put<K extends SyncKind>(kind: K, draft: DraftsByKind[K]): Promise<RecordsByKind[K]>;
+  /** The live (not deleted) record of that name: names are unique among those. */
+  findLive<K extends NamedKind>(kind: K, name: string): Promise<RecordsByKind[K] | undefined>;
+  /** Live tasks that carry the project or context, for renames and deletions. */
+  withLabel(kind: NamedKind, id: string): Promise<readonly Task[]>;
+  /** The outcome kept for a retry key of this account, if any. */
+  findKept(key: string): Promise<KeptOutcome | undefined>;
+  /** Keeps (or replaces) the outcome for a retry key, committed with the writes it answers. */
+  keep(key: string, requestHash: string, outcome: WriteOutcome): Promise<void>;
 }
 
-/** The first answer to a POST with an `Idempotency-Key`, replayed to retries. */
-export interface StoredAnswer {
+/** The first outcome of a write under a retry key, replayed to retries. */
+export interface KeptOutcome {
   readonly requestHash: string;
-  readonly answer: string;
+  readonly outcome: WriteOutcome;
   readonly created: Micros;
 }
 
 export interface Store {
   readonly engine: 'sqlite' | 'postgres';
+  /** Sign-in, OAuth and token management (ACCOUNTS.md). */
+  readonly auth: AuthStore;
   /** Applies pending migrations; safe when several processes start at once. */
   migrate(): Promise<void>;
   /** Resolves when the store answers a trivial query. */
@@ -98,22 +84,6 @@ export interface Store {
   list<K extends SyncKind>(accountId: number, kind: K, query: ListQuery): Promise<ListSnapshot<RecordsByKind[K]>>;
   /** Removes tombstones deleted before `deletedBefore`, remembering per account what was purged. */
   purge(deletedBefore: Micros): Promise<number>;
-  /** Drops the answers kept for `Idempotency-Key`s made before `createdBefore`. */
-  forgetAnswers(createdBefore: Micros): Promise<number>;
-}
-
-/** The database cannot be reached or is shutting down; the request may be retried later (E503). */
-export class StoreUnavailableError extends Error {
-  constructor(cause: unknown) {
-    super('store unavailable', { cause });
-    this.name = 'StoreUnavailableError';
-  }
-}
-
-/** A username that is already taken (the one uniqueness rule that spans accounts). */
-export class UsernameTakenError extends Error {
-  constructor(readonly username: string) {
-    super(`username taken: ${username}`);
-    this.name = 'UsernameTakenError';
-  }
+  /** Drops the outcomes kept for retry keys before `createdBefore`. */
+  forgetKept(createdBefore: Micros): Promise<number>;
 }

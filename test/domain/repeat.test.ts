@@ -414,6 +414,26 @@ describe('nextOccurrence: dates the rule selects', () => {
     expect(performance.now() - began).toBeLessThan(1000);
   });
 
+  it('bounds the search by work: 1000 completions of a rule that never occurs take well under a second', () => {
+    // A 53rd weekday of the year falls on 30 or 31 December, never on days 1 to 28.
+    const days = Array.from({ length: 28 }, (_unused, index) => index + 1).join(',');
+    const never = `FREQ=YEARLY;BYMONTHDAY=${days};BYDAY=53MO,53TU,53WE,53TH,53FR,53SA,53SU`;
+    const task: RepeatingTask = { startAt: local('2026-05-01 09:00', BERLIN), endAt: null, allDay: false, repeater: never };
+    const began = performance.now();
+    for (let index = 0; index < 1000; index += 1) expect(nextOccurrence(task, BERLIN)).toBeNull();
+    // Unbounded, this took 16-25 s; bounded, about 0.25 s.
+    expect(performance.now() - began).toBeLessThan(1500);
+  });
+
+  it('still finds rare dates that need many days looked at', () => {
+    // 53 Mondays: a year starting on a Monday (2029), or a leap year starting on a Sunday.
+    expect(starts('FREQ=YEARLY;BYDAY=53MO', '2024-12-30 09:00', 'UTC', 1)).toEqual(['2029-12-31 09:00 +0000']);
+    // Friday the 13th of February: 2026, then 2032.
+    expect(starts('FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=13;BYDAY=FR', '2026-02-13 09:00', 'UTC', 1)).toEqual(['2032-02-13 09:00 +0000']);
+    // 29 February on a Monday: 2016, then 2044.
+    expect(starts('FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO', '2016-02-29 09:00', 'UTC', 1)).toEqual(['2044-02-29 09:00 +0000']);
+  });
+
   it('gives up past the year 9999, even for a huge INTERVAL', () => {
     expect(starts(`FREQ=YEARLY;INTERVAL=${Number.MAX_SAFE_INTEGER}`, '2026-01-30 09:00', 'UTC', 1)).toEqual([null]);
     expect(starts(`FREQ=DAILY;INTERVAL=${Number.MAX_SAFE_INTEGER}`, '2026-01-30 09:00', 'UTC', 1)).toEqual([null]);

@@ -75,4 +75,25 @@ describe.each(ENGINES)('Idempotency-Key on %s', (engine) => {
     const long = await post({ title: 'x' }, 'k'.repeat(201));
     expect(long.json).toMatchObject({ retcode: 'E004', retmsg: 'invalid parameter: Idempotency-Key (1-200 characters)' });
   });
+
+  it('replays the first answer byte for byte after the account changed zone and the task changed', async () => {
+    const zoned = await harness.newUser('Asia/Shanghai');
+    const body = [{ id: 'zoned-1', title: 'Tom & Jerry <3', start_at: '2026-11-23 09:00:00 +0800', tags: ['a"b'] }];
+    const keyed = () =>
+      call(harness.app, { url: '/v1/tasks', token: zoned.token, body, headers: { 'idempotency-key': 'tz-1' } });
+    const first = await keyed();
+    expect(first.status).toBe(200);
+    expect(first.text).toContain('+0800');
+    const moved = await call(harness.app, {
+      url: '/v1/settings',
+      token: zoned.token,
+      body: { timezone: 'America/New_York' },
+    });
+    expect(moved.status).toBe(200);
+    const renamed = await call(harness.app, { url: '/v1/tasks', token: zoned.token, body: { id: 'zoned-1', title: 'x' } });
+    expect(renamed.status).toBe(200);
+    const again = await keyed();
+    expect(again.status).toBe(200);
+    expect(again.text).toBe(first.text);
+  });
 });

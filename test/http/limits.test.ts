@@ -6,11 +6,8 @@
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildServices } from '../../src/service/services.js';
 import { buildApp, type AppDeps } from '../../src/http/app.js';
-import { LabelService } from '../../src/service/labels.js';
-import { ListingService } from '../../src/service/listing.js';
-import { SettingsService } from '../../src/service/settings.js';
-import { TaskService } from '../../src/service/tasks.js';
 import { call, ENGINES, type Harness } from '../support/harness.js';
 import { expectError, ok, taskList } from './support/api.js';
 import { useHarness } from './support/setup.js';
@@ -19,14 +16,8 @@ const E503 = { status: 503, retcode: 'E503', retmsg: 'server resources are unava
 
 /** Another app on the same store, with options the harness does not set. */
 async function appOn(harness: Harness, options: Pick<AppDeps, 'rateLimitPerSecond' | 'loadLimits'>): Promise<FastifyInstance> {
-  const { store, accounts } = harness;
   const app = await buildApp({
-    accounts,
-    listing: new ListingService(store),
-    tasks: new TaskService(store),
-    labels: new LabelService(store),
-    settings: new SettingsService(store),
-    health: () => store.ping(),
+    services: buildServices(harness.store),
     log: pino({ level: 'silent' }),
     maintenance: false,
     ...options,

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/domain/errors.js';
 import type { PostgresStore } from '../../src/store/postgres/store.js';
-import { LIST_BATCH_SIZE } from '../../src/store/postgres/snapshot.js';
-import { UsernameTakenError } from '../../src/store/store.js';
+import { LIST_BATCH_SIZE } from '../../src/store/limits.js';
+import { UsernameTakenError } from '../../src/domain/errors.js';
 import { contextDraft, openTestPostgresStore, projectDraft, readAll, taskDraft, type OpenedPostgresStore } from './postgres-fixture.js';
 
 /*
@@ -72,14 +72,14 @@ describe('writes', () => {
   it('stamps consecutive revs and increasing updated, keeping created on update', async () => {
     const accountId = await newAccountId();
     const [first, second] = await store.write(accountId, async (tx) => [
-      await tx.putTask(taskDraft('t1')),
-      await tx.putTask(taskDraft('t2', { tags: ['a', 'ü 🎉'], priority: 3 })),
+      await tx.put('task', taskDraft('t1')),
+      await tx.put('task', taskDraft('t2', { tags: ['a', 'ü 🎉'], priority: 3 })),
     ]);
     expect(first?.rev).toBe(1);
     expect(second?.rev).toBe(2);
     expect(second?.tags).toEqual(['a', 'ü 🎉']);
     expect(second?.updated).toBeGreaterThan(first?.updated ?? Number.POSITIVE_INFINITY);
-    const updated = await store.write(accountId, (tx) => tx.putTask(taskDraft('t1', { title: 'renamed', deleted: 5 })));
+    const updated = await store.write(accountId, (tx) => tx.put('task', taskDraft('t1', { title: 'renamed', deleted: 5 })));
     expect(updated).toMatchObject({ rev: 3, title: 'renamed', created: first?.created, deleted: 5 });
     expect(await store.get(accountId, 'task', 't1')).toEqual(updated);
   });
@@ -88,12 +88,12 @@ describe('writes', () => {
     const accountId = await newAccountId();
     await expect(
       store.write(accountId, async (tx) => {
-        await tx.putTask(taskDraft('lost'));
+        await tx.put('task', taskDraft('lost'));
         throw new Error('boom');
       }),
     ).rejects.toThrow('boom');
     expect(await store.get(accountId, 'task', 'lost')).toBeUndefined();
-    const next = await store.write(accountId, (tx) => tx.putTask(taskDraft('kept')));
+    const next = await store.write(accountId, (tx) => tx.put('task', taskDraft('kept')));
     expect(next.rev).toBe(1);
   });
 
@@ -104,35 +104,35 @@ describe('writes', () => {
   it('finds labels by live name and tasks by label', async () => {
     const accountId = await newAccountId();
     await store.write(accountId, async (tx) => {
-      const project = await tx.putProject(projectDraft('p1', { name: 'Home' }));
-      await tx.putContext(contextDraft('c1', { name: '@desk' }));
-      await tx.putTask(taskDraft('t1', { project: { id: project.id, name: project.name } }));
-      await tx.putTask(taskDraft('t2', { project: { id: project.id, name: project.name }, deleted: 7 }));
+      const project = await tx.put('project', projectDraft('p1', { name: 'Home' }));
+      await tx.put('context', contextDraft('c1', { name: '@desk' }));
+      await tx.put('task', taskDraft('t1', { project: { id: project.id, name: project.name } }));
+      await tx.put('task', taskDraft('t2', { project: { id: project.id, name: project.name }, deleted: 7 }));
     });
     await store.write(accountId, async (tx) => {
-      expect((await tx.findProjectByName('Home'))?.id).toBe('p1');
-      expect((await tx.findContextByName('@desk'))?.id).toBe('c1');
-      expect(await tx.findProjectByName('home')).toBeUndefined();
-      expect((await tx.tasksWithLabel('project', 'p1')).map((task) => task.id)).toEqual(['t1']);
-      expect(await tx.tasksWithLabel('context', 'c1')).toEqual([]);
-      await tx.putProject(projectDraft('p1', { name: 'Home', deleted: 9 }));
-      expect(await tx.findProjectByName('Home')).toBeUndefined();
+      expect((await tx.findLive('project', 'Home'))?.id).toBe('p1');
+      expect((await tx.findLive('context', '@desk'))?.id).toBe('c1');
+      expect(await tx.findLive('project', 'home')).toBeUndefined();
+      expect((await tx.withLabel('project', 'p1')).map((task) => task.id)).toEqual(['t1']);
+      expect(await tx.withLabel('context', 'c1')).toEqual([]);
+      await tx.put('project', projectDraft('p1', { name: 'Home', deleted: 9 }));
+      expect(await tx.findLive('project', 'Home')).toBeUndefined();
       // A deleted project's name is free again.
-      await tx.putProject(projectDraft('p2', { name: 'Home' }));
+      await tx.put('project', projectDraft('p2', { name: 'Home' }));
     });
   });
 
   it('reports a clash of live label names as an invalid name', async () => {
     const accountId = await newAccountId();
-    await store.write(accountId, (tx) => tx.putContext(contextDraft('c1', { name: '@home' })));
-    const clash = store.write(accountId, (tx) => tx.putContext(contextDraft('c2', { name: '@home' })));
+    await store.write(accountId, (tx) => tx.put('context', contextDraft('c1', { name: '@home' })));
+    const clash = store.write(accountId, (tx) => tx.put('context', contextDraft('c2', { name: '@home' })));
     await expect(clash).rejects.toBeInstanceOf(DomainError);
     await expect(clash).rejects.toMatchObject({ problem: { kind: 'invalid', field: 'name' } });
   });
 
   it('refuses text PostgreSQL cannot store as an invalid field', async () => {
     const accountId = await newAccountId();
-    const put = store.write(accountId, (tx) => tx.putTask(taskDraft('nul', { title: 'a\u0000b' })));
+    const put = store.write(accountId, (tx) => tx.put('task', taskDraft('nul', { title: 'a\u0000b' })));
     await expect(put).rejects.toMatchObject({ problem: { kind: 'invalid', field: 'title' } });
   });
 });
@@ -142,7 +142,7 @@ describe('lists', () => {
     const accountId = await newAccountId();
     const total = LIST_BATCH_SIZE * 2 + 17;
     await store.write(accountId, async (tx) => {
-      for (let index = 0; index < total; index += 1) await tx.putTask(taskDraft(`t${index}`));
+      for (let index = 0; index < total; index += 1) await tx.put('task', taskDraft(`t${index}`));
     });
     const snapshot = await store.list(accountId, 'task', { includeDeleted: false });
     expect(snapshot.headRev).toBe(total);
@@ -160,10 +160,10 @@ describe('lists', () => {
   it('applies afterRev, updatedAfter, includeDeleted and limit', async () => {
     const accountId = await newAccountId();
     const tasks = await store.write(accountId, async (tx) => [
-      await tx.putTask(taskDraft('a')),
-      await tx.putTask(taskDraft('b', { deleted: 1 })),
-      await tx.putTask(taskDraft('c')),
-      await tx.putTask(taskDraft('d')),
+      await tx.put('task', taskDraft('a')),
+      await tx.put('task', taskDraft('b', { deleted: 1 })),
+      await tx.put('task', taskDraft('c')),
+      await tx.put('task', taskDraft('d')),
     ]);
     const ids = async (query: Parameters<PostgresStore['list']>[2]): Promise<string[]> =>
       (await readAll(await store.list(accountId, 'task', query))).map((task) => task.id);
@@ -178,11 +178,11 @@ describe('lists', () => {
 
   it('is one snapshot: later writes stay out of an open answer', async () => {
     const accountId = await newAccountId();
-    await store.write(accountId, (tx) => tx.putProject(projectDraft('p1')));
+    await store.write(accountId, (tx) => tx.put('project', projectDraft('p1')));
     const snapshot = await store.list(accountId, 'project', { includeDeleted: true });
     await store.write(accountId, async (tx) => {
-      await tx.putProject(projectDraft('p1', { name: 'changed' }));
-      await tx.putProject(projectDraft('p2'));
+      await tx.put('project', projectDraft('p1', { name: 'changed' }));
+      await tx.put('project', projectDraft('p2'));
     });
     expect(snapshot.headRev).toBe(1);
     const records = await readAll(snapshot);
@@ -200,7 +200,7 @@ describe('lists', () => {
     try {
       const account = await small.store.createAccount({ username: 'early', passwordHash: null, timezone: 'UTC' });
       await small.store.write(account.id, async (tx) => {
-        for (let index = 0; index < LIST_BATCH_SIZE + 1; index += 1) await tx.putContext(contextDraft(`c${index}`));
+        for (let index = 0; index < LIST_BATCH_SIZE + 1; index += 1) await tx.put('context', contextDraft(`c${index}`));
       });
       for (let round = 0; round < 3; round += 1) {
         const snapshot = await small.store.list(account.id, 'context', { includeDeleted: false });
@@ -230,13 +230,13 @@ describe('purge', () => {
     const accountId = await newAccountId(purging);
     const other = await newAccountId(purging);
     const stored = await purging.write(accountId, async (tx) => [
-      await tx.putTask(taskDraft('live')),
-      await tx.putTask(taskDraft('deleted-later', { deleted: 500 })),
-      await tx.putTask(taskDraft('recent', { deleted: 10_000 })),
-      await tx.putProject(projectDraft('p', { deleted: 100 })),
-      await tx.putTask(taskDraft('deleted-early', { deleted: 200 })),
+      await tx.put('task', taskDraft('live')),
+      await tx.put('task', taskDraft('deleted-later', { deleted: 500 })),
+      await tx.put('task', taskDraft('recent', { deleted: 10_000 })),
+      await tx.put('project', projectDraft('p', { deleted: 100 })),
+      await tx.put('task', taskDraft('deleted-early', { deleted: 200 })),
     ]);
-    await purging.write(other, (tx) => tx.putContext(contextDraft('c', { deleted: 50 })));
+    await purging.write(other, (tx) => tx.put('context', contextDraft('c', { deleted: 50 })));
     const purgeMarks = async (): Promise<[number, number]> => {
       const snapshot = await purging.list(accountId, 'task', { includeDeleted: true });
       await snapshot.close();

@@ -77,7 +77,7 @@ describe('change numbers', () => {
           await store.write(accountId, async (tx) => {
             const tasks: Task[] = [];
             for (let put = 0; put < puts; put += 1) {
-              tasks.push(await tx.putTask(taskDraft(`${name}-${index}-${put}`)));
+              tasks.push(await tx.put('task', taskDraft(`${name}-${index}-${put}`)));
               // Give the other pool a chance to try (and wait) in the middle of a transaction.
               await sleep(put % 2);
             }
@@ -134,7 +134,7 @@ describe('change numbers', () => {
     const hold = gate();
     const events: string[] = [];
     const holding = first.write(alice.id, async (tx) => {
-      await tx.putTask(taskDraft('held'));
+      await tx.put('task', taskDraft('held'));
       events.push('alice holds her lock');
       await hold.opened;
       events.push('alice commits');
@@ -143,9 +143,9 @@ describe('change numbers', () => {
 
     const queued = second.write(alice.id, async (tx) => {
       events.push('alice second writer runs');
-      return tx.putTask(taskDraft('queued'));
+      return tx.put('task', taskDraft('queued'));
     });
-    const other = await second.write(bob.id, (tx) => tx.putTask(taskDraft('independent')));
+    const other = await second.write(bob.id, (tx) => tx.put('task', taskDraft('independent')));
     events.push('bob committed');
     expect(other.rev).toBe(1);
     await sleep(50);
@@ -168,12 +168,12 @@ describe('change numbers', () => {
     const queuedWrites = Array.from({ length: 10 }, (_, index) =>
       store.write(busy.id, async (tx) => {
         if (index === 0) await hold.opened;
-        return tx.putTask(taskDraft(`busy-${index}`));
+        return tx.put('task', taskDraft(`busy-${index}`));
       }),
     );
     await sleep(20);
     // Ten writers of one account wait, yet another account still gets a connection at once.
-    const written = await store.write(quiet.id, (tx) => tx.putTask(taskDraft('quiet')));
+    const written = await store.write(quiet.id, (tx) => tx.put('task', taskDraft('quiet')));
     expect(written.rev).toBe(1);
     expect(await store.get(quiet.id, 'task', 'quiet')).toEqual(written);
     hold.open();

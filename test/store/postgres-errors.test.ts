@@ -2,7 +2,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { DomainError, invalid } from '../../src/domain/errors.js';
 import { isUnavailable, translateError } from '../../src/store/postgres/errors.js';
-import { StoreUnavailableError } from '../../src/store/store.js';
+import { StoreUnavailableError } from '../../src/domain/errors.js';
 
 /** A server error as pg reports it, with the given SQLSTATE. */
 function serverError(code: string): pg.DatabaseError {

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openPostgresStore, type PostgresOptions, type PostgresStore } from '../../src/store/postgres/store.js';
-import { StoreUnavailableError } from '../../src/store/store.js';
+import { StoreUnavailableError } from '../../src/domain/errors.js';
 import { TEST_DATABASE_BASE_URL, createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { contextDraft, taskDraft } from './postgres-fixture.js';
 import { SwitchableProxy } from './postgres-proxy.js';
@@ -79,12 +79,12 @@ describe('a server that goes away and comes back', () => {
     const store = storeAt(url.toString(), { poolSize: 3, connectTimeoutMs: 1_000 });
 
     const account = await store.createAccount({ username: 'restart', passwordHash: null, timezone: 'UTC' });
-    await store.write(account.id, (tx) => tx.putContext(contextDraft('before')));
+    await store.write(account.id, (tx) => tx.put('context', contextDraft('before')));
     const snapshot = await store.list(account.id, 'context', { includeDeleted: false });
     const hold = store.write(account.id, async (tx) => {
-      await tx.putTask(taskDraft('in-flight'));
+      await tx.put('task', taskDraft('in-flight'));
       await proxy.down();
-      await tx.putTask(taskDraft('after-cut'));
+      await tx.put('task', taskDraft('after-cut'));
     });
 
     await expect(hold).rejects.toBeInstanceOf(StoreUnavailableError);
@@ -98,7 +98,7 @@ describe('a server that goes away and comes back', () => {
     expect(await store.get(account.id, 'task', 'in-flight')).toBeUndefined();
     // More sequential transactions than the pool holds: no connection leaked during the outage.
     for (let round = 0; round < 5; round += 1) {
-      const context = await store.write(account.id, (tx) => tx.putContext(contextDraft(`after-${round}`)));
+      const context = await store.write(account.id, (tx) => tx.put('context', contextDraft(`after-${round}`)));
       expect(context.rev).toBe(2 + round);
     }
   });
@@ -108,7 +108,7 @@ describe('a server that goes away and comes back', () => {
     const admin = await adminClient(database);
     const store = storeAt(database.url, { poolSize: 4 });
     const account = await store.createAccount({ username: 'killed', passwordHash: null, timezone: 'UTC' });
-    await store.write(account.id, (tx) => tx.putContext(contextDraft('c1')));
+    await store.write(account.id, (tx) => tx.put('context', contextDraft('c1')));
 
     // A snapshot's session ended between batches.
     const snapshot = await store.list(account.id, 'context', { includeDeleted: false });
@@ -121,7 +121,7 @@ describe('a server that goes away and comes back', () => {
     expect(await terminateStoreSessions(admin)).toBeGreaterThan(0);
     await sleep(100);
     await store.ping();
-    const written = await store.write(account.id, (tx) => tx.putContext(contextDraft('c2')));
+    const written = await store.write(account.id, (tx) => tx.put('context', contextDraft('c2')));
     expect(written.rev).toBe(2);
   });
 });
@@ -148,11 +148,11 @@ describe('an overloaded server', () => {
     // Another session holds the account's lock, so the write's first statement cannot finish.
     await admin.query('BEGIN');
     await admin.query('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [account.id]);
-    await expect(store.write(account.id, (tx) => tx.putTask(taskDraft('t')))).rejects.toBeInstanceOf(
+    await expect(store.write(account.id, (tx) => tx.put('task', taskDraft('t')))).rejects.toBeInstanceOf(
       StoreUnavailableError,
     );
     await admin.query('ROLLBACK');
-    expect((await store.write(account.id, (tx) => tx.putTask(taskDraft('t')))).rev).toBe(1);
+    expect((await store.write(account.id, (tx) => tx.put('task', taskDraft('t')))).rev).toBe(1);
   });
 
   it('leaves ordinary errors alone', async () => {

@@ -1,3 +1,4 @@
+import type { Micros } from '../../src/domain/time.js';
 import type { ListSnapshot } from '../../src/store/store.js';
 import { openPostgresStore, type PostgresOptions, type PostgresStore } from '../../src/store/postgres/store.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
@@ -10,10 +11,11 @@ export interface OpenedPostgresStore {
 
 /** A migrated store on a fresh database of its own; `cleanup` closes it and drops the database. */
 export async function openTestPostgresStore(
-  options: Omit<PostgresOptions, 'url'> = {},
+  options: Omit<PostgresOptions, 'url'> & { readonly clock?: () => Micros } = {},
 ): Promise<OpenedPostgresStore> {
   const database = await createTestDatabase();
-  const store = openPostgresStore({ ...options, url: database.url });
+  const { clock, ...poolOptions } = options;
+  const store = openPostgresStore({ ...poolOptions, url: database.url }, clock);
   try {
     await store.migrate();
   } catch (error) {

@@ -2,7 +2,7 @@ import { openTestPostgresStore } from './postgres-fixture.js';
 import { storeSuite } from './suite.js';
 
 // Each test gets a database of its own, dropped afterwards.
-storeSuite('postgres', async () => {
-  const { store, cleanup } = await openTestPostgresStore();
+storeSuite('postgres', async (options) => {
+  const { store, cleanup } = await openTestPostgresStore(options);
   return { store, cleanup };
 });

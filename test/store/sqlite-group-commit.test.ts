@@ -24,9 +24,9 @@ describe('sqlite group commit', () => {
     const account = await store.createAccount({ username: 'group', passwordHash: null, timezone: 'UTC' });
     const writes = Array.from({ length: 60 }, (_, index) =>
       store.write(account.id, async (tx) => {
-        const first = await tx.putTask(taskDraft(`t${index}-a`));
+        const first = await tx.put('task', taskDraft(`t${index}-a`));
         if (index === 17) throw new Error('refused');
-        const second = await tx.putTask(taskDraft(`t${index}-b`));
+        const second = await tx.put('task', taskDraft(`t${index}-b`));
         return [first.rev, second.rev];
       }),
     );
@@ -46,7 +46,7 @@ describe('sqlite group commit', () => {
       const revs = await Promise.all(
         Array.from({ length: 20 }, (_, index) =>
           store.write(account.id, async (tx) => {
-            const task = await tx.putTask(taskDraft(`seen${index}`));
+            const task = await tx.put('task', taskDraft(`seen${index}`));
             return task.rev;
           }),
         ),
@@ -63,7 +63,7 @@ describe('sqlite group commit', () => {
     const two = await store.createAccount({ username: 'two', passwordHash: null, timezone: 'UTC' });
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, index) =>
-        store.write(index % 2 === 0 ? one.id : two.id, async (tx) => (await tx.putTask(taskDraft(`x${index}`))).rev),
+        store.write(index % 2 === 0 ? one.id : two.id, async (tx) => (await tx.put('task', taskDraft(`x${index}`))).rev),
       ),
     );
     expect(results.filter((_, index) => index % 2 === 0)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);

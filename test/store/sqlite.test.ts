@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/store.js';
-import { StoreUnavailableError, type WriteTx } from '../../src/store/store.js';
+import { StoreUnavailableError } from '../../src/domain/errors.js';
+import type { WriteTx } from '../../src/store/store.js';
 import { readAll, storeSuite, taskDraft } from './suite.js';
 
 /** A fresh folder for one test's database file, removed afterwards. */
@@ -13,9 +15,9 @@ async function tempDatabaseFile(): Promise<{ file: string; remove: () => Promise
   return { file: path.join(dir, 'tasks.sqlite'), remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
-storeSuite('sqlite', async () => {
+storeSuite('sqlite', async (options) => {
   const { file, remove } = await tempDatabaseFile();
-  const store = openSqliteStore({ file });
+  const store = openSqliteStore({ file, ...options });
   return {
     store,
     cleanup: async () => {
@@ -82,7 +84,7 @@ describe('sqlite store specifics', () => {
     const probe = new Database(file, { readonly: true });
     try {
       const rows = probe.prepare<[], { version: number }>('SELECT version FROM schema_migrations').all();
-      expect(rows.map((row) => row.version)).toEqual([1, 2]);
+      expect(rows.map((row) => row.version)).toEqual(MIGRATIONS.map((migration) => migration.version));
     } finally {
       probe.close();
     }
@@ -92,14 +94,14 @@ describe('sqlite store specifics', () => {
     const first = open();
     await first.migrate();
     const account = await first.createAccount({ username: 'keeper', passwordHash: 'h', timezone: 'UTC' });
-    const task = await first.write(account.id, (tx) => tx.putTask(taskDraft('kept', { tags: ['a'] })));
+    const task = await first.write(account.id, (tx) => tx.put('task', taskDraft('kept', { tags: ['a'] })));
     await first.close();
 
     const second = open();
     await second.migrate();
     expect(await second.findAccount('keeper')).toEqual(account);
     expect(await second.get(account.id, 'task', 'kept')).toEqual(task);
-    const next = await second.write(account.id, (tx) => tx.putTask(taskDraft('next')));
+    const next = await second.write(account.id, (tx) => tx.put('task', taskDraft('next')));
     expect(next.rev).toBe(task.rev + 1);
     expect(next.updated).toBeGreaterThan(task.updated);
   });
@@ -112,9 +114,9 @@ describe('sqlite store specifics', () => {
     await admin.migrate();
     const account = await admin.createAccount({ username: 'shared', passwordHash: null, timezone: 'UTC' });
     expect(await server.findAccount('shared')).toEqual(account);
-    const first = await server.write(account.id, (tx) => tx.putTask(taskDraft('a')));
-    const second = await admin.write(account.id, (tx) => tx.putTask(taskDraft('b')));
-    const third = await server.write(account.id, (tx) => tx.putTask(taskDraft('c')));
+    const first = await server.write(account.id, (tx) => tx.put('task', taskDraft('a')));
+    const second = await admin.write(account.id, (tx) => tx.put('task', taskDraft('b')));
+    const third = await server.write(account.id, (tx) => tx.put('task', taskDraft('c')));
     expect([first.rev, second.rev, third.rev]).toEqual([1, 2, 3]);
     expect(second.updated).toBeGreaterThan(first.updated);
     expect(third.updated).toBeGreaterThan(second.updated);
@@ -129,14 +131,14 @@ describe('sqlite store specifics', () => {
     try {
       other.exec('BEGIN IMMEDIATE');
       // Waits out the busy timeout (5 s), then gives up.
-      await expect(store.write(account.id, (tx) => tx.putTask(taskDraft('x')))).rejects.toBeInstanceOf(
+      await expect(store.write(account.id, (tx) => tx.put('task', taskDraft('x')))).rejects.toBeInstanceOf(
         StoreUnavailableError,
       );
       other.exec('ROLLBACK');
     } finally {
       other.close();
     }
-    expect((await store.write(account.id, (tx) => tx.putTask(taskDraft('x')))).rev).toBe(1);
+    expect((await store.write(account.id, (tx) => tx.put('task', taskDraft('x')))).rev).toBe(1);
   });
 
   it('finishes queued writes on close, then refuses work', async () => {
@@ -145,11 +147,11 @@ describe('sqlite store specifics', () => {
     const account = await store.createAccount({ username: 'closer', passwordHash: null, timezone: 'UTC' });
     const slow = store.write(account.id, async (tx) => {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      return tx.putTask(taskDraft('slow'));
+      return tx.put('task', taskDraft('slow'));
     });
-    const queued = store.write(account.id, (tx) => tx.putTask(taskDraft('queued')));
+    const queued = store.write(account.id, (tx) => tx.put('task', taskDraft('queued')));
     const closed = store.close();
-    await expect(store.write(account.id, (tx) => tx.putTask(taskDraft('late')))).rejects.toBeInstanceOf(
+    await expect(store.write(account.id, (tx) => tx.put('task', taskDraft('late')))).rejects.toBeInstanceOf(
       StoreUnavailableError,
     );
     expect((await slow).rev).toBe(1);
@@ -167,7 +169,7 @@ describe('sqlite store specifics', () => {
     await store.migrate();
     const account = await store.createAccount({ username: 'streamer', passwordHash: null, timezone: 'UTC' });
     await store.write(account.id, async (tx) => {
-      for (let i = 0; i < 1200; i += 1) await tx.putTask(taskDraft(`t${i}`));
+      for (let i = 0; i < 1200; i += 1) await tx.put('task', taskDraft(`t${i}`));
     });
     const snapshot = await store.list(account.id, 'task', { includeDeleted: false });
     expect((await snapshot.nextBatch())?.length).toBeGreaterThan(0);
@@ -184,7 +186,7 @@ describe('sqlite store specifics', () => {
     await store.write(account.id, async (tx) => {
       leaked = tx;
     });
-    await expect(leaked?.putTask(taskDraft('outside'))).rejects.toThrow(/ended/);
+    await expect(leaked?.put('task', taskDraft('outside'))).rejects.toThrow(/ended/);
     expect(await store.get(account.id, 'task', 'outside')).toBeUndefined();
   });
 
@@ -193,7 +195,7 @@ describe('sqlite store specifics', () => {
     await store.migrate();
     const account = await store.createAccount({ username: 'reader', passwordHash: null, timezone: 'UTC' });
     await store.write(account.id, async (tx) => {
-      for (let i = 0; i < 2500; i += 1) await tx.putTask(taskDraft(`t${i}`));
+      for (let i = 0; i < 2500; i += 1) await tx.put('task', taskDraft(`t${i}`));
     });
     const snapshot = await store.list(account.id, 'task', { includeDeleted: true });
     // A commit between every two batches, changing a task not read yet: none may show.
@@ -201,7 +203,7 @@ describe('sqlite store specifics', () => {
     const records = [];
     for (let batch = await snapshot.nextBatch(); batch !== null; batch = await snapshot.nextBatch()) {
       records.push(...batch);
-      await store.write(account.id, (tx) => tx.putTask(taskDraft(`t${records.length}`, { title: 'moved' })));
+      await store.write(account.id, (tx) => tx.put('task', taskDraft(`t${records.length}`, { title: 'moved' })));
       commits += 1;
     }
     await snapshot.close();

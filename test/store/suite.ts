@@ -2,22 +2,27 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ContextDraft, ProjectDraft } from '../../src/domain/label.js';
 import type { Task, TaskDraft } from '../../src/domain/task.js';
 import { MICROS_PER_DAY, microsFromMillis, type Micros } from '../../src/domain/time.js';
-import {
-  UsernameTakenError,
-  type ListQuery,
-  type ListSnapshot,
-  type RecordsByKind,
-  type Store,
-  type SyncKind,
-  type WriteTx,
-} from '../../src/store/store.js';
+import { DomainError, StoreUnavailableError, UsernameTakenError } from '../../src/domain/errors.js';
+import type { RecordsByKind, SyncKind, WriteOutcome } from '../../src/domain/sync.js';
+import type { ListQuery, ListSnapshot, Store, WriteTx } from '../../src/store/store.js';
 
 /**
  * The Store contract, checked through the Store interface only, so that every engine runs the
  * same suite. `open` makes a fresh, empty store for each test (the suite calls `migrate()`);
  * `cleanup` runs after each test, also after a test that closed the store itself.
  */
-export function storeSuite(name: string, open: () => Promise<{ store: Store; cleanup: () => Promise<void> }>): void {
+/** What a suite run opens: the store and its cleanup. */
+export interface OpenedStore {
+  readonly store: Store;
+  cleanup(): Promise<void>;
+}
+
+/** How the suite opens a store; a test may set the clock that stamps records. */
+export interface OpenOptions {
+  readonly clock?: () => Micros;
+}
+
+export function storeSuite(name: string, open: (options?: OpenOptions) => Promise<OpenedStore>): void {
   describe(`${name} store`, () => {
     let store: Store;
     let cleanup: () => Promise<void>;
@@ -160,7 +165,7 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
           repeater: 'FREQ=WEEKLY;BYDAY=MO,WE',
         });
         const before = nowMicros();
-        const written = await store.write(accountId, (tx) => tx.putTask(draft));
+        const written = await store.write(accountId, (tx) => tx.put('task', draft));
         expect(written).toEqual({ ...draft, created: written.updated, updated: written.updated, rev: 1 });
         expect(written.updated).toBeGreaterThanOrEqual(before);
         expect(written.updated).toBeLessThanOrEqual(nowMicros());
@@ -170,7 +175,7 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
       it('round-trips nulls, empty text and an empty tag list', async () => {
         const accountId = await newAccountId();
         const draft = taskDraft('a-Z_0-9+/=.', { title: 'x', notes: '' });
-        const written = await store.write(accountId, (tx) => tx.putTask(draft));
+        const written = await store.write(accountId, (tx) => tx.put('task', draft));
         const read = await store.get(accountId, 'task', 'a-Z_0-9+/=.');
         expect(read).toEqual(written);
         expect(read).toMatchObject({
@@ -207,9 +212,9 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
           repeater: texts.astral,
         });
         await store.write(accountId, async (tx) => {
-          await tx.putProject(projectDraft('p', { name: texts.cjk, notes: texts.emoji }));
-          await tx.putContext(contextDraft('c', { name: texts.combining }));
-          return tx.putTask(draft);
+          await tx.put('project', projectDraft('p', { name: texts.cjk, notes: texts.emoji }));
+          await tx.put('context', contextDraft('c', { name: texts.combining }));
+          return tx.put('task', draft);
         });
         const task = await store.get(accountId, 'task', 'unicode');
         expect(task?.title).toBe(texts.emoji);
@@ -221,7 +226,7 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
         expect(task?.context?.name.normalize('NFC')).not.toBe(texts.combining);
         expect(task?.repeater).toBe(texts.astral);
         expect((await store.get(accountId, 'project', 'p'))?.notes).toBe(texts.emoji);
-        expect((await tx(store, accountId, (t) => t.findContextByName(texts.combining)))?.id).toBe('c');
+        expect((await tx(store, accountId, (t) => t.findLive('context', texts.combining)))?.id).toBe('c');
       });
 
       it('round-trips projects and contexts', async () => {
@@ -229,8 +234,8 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
         const project = projectDraft('p-1', { name: 'Home', notes: 'fix the roof', archived: 1_700_000_000_000_000 });
         const context = contextDraft('c-1', { name: '@phone' });
         const [savedProject, savedContext] = await store.write(accountId, async (t) => [
-          await t.putProject(project),
-          await t.putContext(context),
+          await t.put('project', project),
+          await t.put('context', context),
         ]);
         expect(savedProject).toEqual({ ...project, created: savedProject?.updated, updated: savedProject?.updated, rev: 1 });
         expect(savedContext).toEqual({ ...context, created: savedContext?.updated, updated: savedContext?.updated, rev: 2 });
@@ -242,16 +247,16 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
 
       it('gives the puts of one write consecutive revs and reads its own writes', async () => {
         const accountId = await newAccountId();
-        await store.write(accountId, (t) => t.putTask(taskDraft('first')));
+        await store.write(accountId, (t) => t.put('task', taskDraft('first')));
         const revs = await store.write(accountId, async (t) => {
-          const task = await t.putTask(taskDraft('a'));
-          const project = await t.putProject(projectDraft('p'));
-          const context = await t.putContext(contextDraft('c'));
-          const updated = await t.putTask(taskDraft('a', { title: 'a again' }));
-          expect(await t.getTask('a')).toEqual(updated);
-          expect(await t.getProject('p')).toEqual(project);
-          expect(await t.getContext('c')).toEqual(context);
-          expect(await t.getTask('missing')).toBeUndefined();
+          const task = await t.put('task', taskDraft('a'));
+          const project = await t.put('project', projectDraft('p'));
+          const context = await t.put('context', contextDraft('c'));
+          const updated = await t.put('task', taskDraft('a', { title: 'a again' }));
+          expect(await t.get('task', 'a')).toEqual(updated);
+          expect(await t.get('project', 'p')).toEqual(project);
+          expect(await t.get('context', 'c')).toEqual(context);
+          expect(await t.get('task', 'missing')).toBeUndefined();
           return [task.rev, project.rev, context.rev, updated.rev];
         });
         expect(revs).toEqual([2, 3, 4, 5]);
@@ -262,7 +267,7 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
         const accountId = await newAccountId();
         const written = await store.write(accountId, async (t) => {
           const tasks: Task[] = [];
-          for (let i = 0; i < 1000; i += 1) tasks.push(await t.putTask(taskDraft(`t${i}`)));
+          for (let i = 0; i < 1000; i += 1) tasks.push(await t.put('task', taskDraft(`t${i}`)));
           return tasks;
         });
         for (let i = 1; i < written.length; i += 1) {
@@ -271,39 +276,39 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
         }
         // max(now, previous + 1 µs): never ahead of the clock by more than one µs per put.
         expect(written.at(-1)?.updated).toBeLessThanOrEqual(nowMicros() + 1000);
-        const next = await store.write(accountId, (t) => t.putTask(taskDraft('after')));
+        const next = await store.write(accountId, (t) => t.put('task', taskDraft('after')));
         expect(next.updated).toBeGreaterThan(written.at(-1)?.updated ?? Number.POSITIVE_INFINITY);
         expect(next.rev).toBe(1001);
       });
 
       it('keeps `created` on update and moves `updated` and `rev`', async () => {
         const accountId = await newAccountId();
-        const first = await store.write(accountId, (t) => t.putTask(taskDraft('t', { title: 'one' })));
-        const second = await store.write(accountId, (t) => t.putTask(taskDraft('t', { title: 'two', priority: 2 })));
+        const first = await store.write(accountId, (t) => t.put('task', taskDraft('t', { title: 'one' })));
+        const second = await store.write(accountId, (t) => t.put('task', taskDraft('t', { title: 'two', priority: 2 })));
         expect(second.created).toBe(first.created);
         expect(second.updated).toBeGreaterThan(first.updated);
         expect(second.rev).toBe(first.rev + 1);
         expect(await store.get(accountId, 'task', 't')).toMatchObject({ title: 'two', priority: 2, created: first.created });
 
-        const project = await store.write(accountId, (t) => t.putProject(projectDraft('p', { name: 'A' })));
-        const renamed = await store.write(accountId, (t) => t.putProject(projectDraft('p', { name: 'B' })));
+        const project = await store.write(accountId, (t) => t.put('project', projectDraft('p', { name: 'A' })));
+        const renamed = await store.write(accountId, (t) => t.put('project', projectDraft('p', { name: 'B' })));
         expect(renamed).toMatchObject({ name: 'B', created: project.created, rev: project.rev + 1 });
-        const context = await store.write(accountId, (t) => t.putContext(contextDraft('c', { name: 'A' })));
-        const deleted = await store.write(accountId, (t) => t.putContext(contextDraft('c', { deleted: nowMicros() })));
+        const context = await store.write(accountId, (t) => t.put('context', contextDraft('c', { name: 'A' })));
+        const deleted = await store.write(accountId, (t) => t.put('context', contextDraft('c', { deleted: nowMicros() })));
         expect(deleted.created).toBe(context.created);
         expect(deleted.deleted).not.toBeNull();
       });
 
       it('rolls everything back when the work throws', async () => {
         const accountId = await newAccountId();
-        const kept = await store.write(accountId, (t) => t.putTask(taskDraft('kept', { title: 'before' })));
+        const kept = await store.write(accountId, (t) => t.put('task', taskDraft('kept', { title: 'before' })));
         const failure = new Error('work failed');
         await expect(
           store.write(accountId, async (t) => {
-            await t.putTask(taskDraft('kept', { title: 'changed' }));
-            await t.putTask(taskDraft('new'));
-            await t.putProject(projectDraft('p'));
-            await t.putContext(contextDraft('c'));
+            await t.put('task', taskDraft('kept', { title: 'changed' }));
+            await t.put('task', taskDraft('new'));
+            await t.put('project', projectDraft('p'));
+            await t.put('context', contextDraft('c'));
             throw failure;
           }),
         ).rejects.toBe(failure);
@@ -314,14 +319,14 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
         const listed = await listAll(accountId, 'task', { includeDeleted: true });
         expect(listed.headRev).toBe(kept.rev);
         expect(listed.records).toEqual([kept]);
-        const next = await store.write(accountId, (t) => t.putTask(taskDraft('next')));
+        const next = await store.write(accountId, (t) => t.put('task', taskDraft('next')));
         expect(next.rev).toBe(kept.rev + 1);
       });
 
       it('keeps uncommitted writes invisible to readers until the commit', async () => {
         const accountId = await newAccountId();
         await store.write(accountId, async (t) => {
-          await t.putTask(taskDraft('pending'));
+          await t.put('task', taskDraft('pending'));
           expect(await store.get(accountId, 'task', 'pending')).toBeUndefined();
           expect((await listAll(accountId, 'task')).headRev).toBe(0);
         });
@@ -330,23 +335,23 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
 
       it('refuses to write for an account that does not exist', async () => {
         const accountId = await newAccountId();
-        await expect(store.write(accountId + 1000, (t) => t.putTask(taskDraft('x')))).rejects.toThrow();
-        expect((await store.write(accountId, (t) => t.putTask(taskDraft('x')))).rev).toBe(1);
+        await expect(store.write(accountId + 1000, (t) => t.put('task', taskDraft('x')))).rejects.toThrow();
+        expect((await store.write(accountId, (t) => t.put('task', taskDraft('x')))).rev).toBe(1);
       });
 
       it('keeps accounts apart: the same id in two accounts is two records', async () => {
         const alice = await newAccountId();
         const bob = await newAccountId();
         const ofAlice = await store.write(alice, async (t) => {
-          await t.putProject(projectDraft('p', { name: 'Shared name' }));
-          return t.putTask(taskDraft('same', { title: 'alice' }));
+          await t.put('project', projectDraft('p', { name: 'Shared name' }));
+          return t.put('task', taskDraft('same', { title: 'alice' }));
         });
         const ofBob = await store.write(bob, async (t) => {
-          expect(await t.getTask('same')).toBeUndefined();
-          expect(await t.getProject('p')).toBeUndefined();
-          expect(await t.findProjectByName('Shared name')).toBeUndefined();
-          await t.putProject(projectDraft('p', { name: 'Shared name' }));
-          return t.putTask(taskDraft('same', { title: 'bob', project: { id: 'p', name: 'Shared name' } }));
+          expect(await t.get('task', 'same')).toBeUndefined();
+          expect(await t.get('project', 'p')).toBeUndefined();
+          expect(await t.findLive('project', 'Shared name')).toBeUndefined();
+          await t.put('project', projectDraft('p', { name: 'Shared name' }));
+          return t.put('task', taskDraft('same', { title: 'bob', project: { id: 'p', name: 'Shared name' } }));
         });
         expect(ofAlice.rev).toBe(2);
         expect(ofBob.rev).toBe(2);
@@ -354,8 +359,8 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
         expect(await store.get(bob, 'task', 'same')).toEqual(ofBob);
         expect((await listAll(alice, 'task')).records).toEqual([ofAlice]);
         expect((await listAll(bob, 'task')).records).toEqual([ofBob]);
-        expect(await tx(store, alice, (t) => t.tasksWithLabel('project', 'p'))).toEqual([]);
-        expect(await tx(store, bob, (t) => t.tasksWithLabel('project', 'p'))).toEqual([ofBob]);
+        expect(await tx(store, alice, (t) => t.withLabel('project', 'p'))).toEqual([]);
+        expect(await tx(store, bob, (t) => t.withLabel('project', 'p'))).toEqual([ofBob]);
 
         const alone = await newAccountId();
         expect(await store.get(alone, 'task', 'same')).toBeUndefined();
@@ -371,7 +376,7 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
             for (let i = 0; i < 3; i += 1) {
               // Yield between puts, so the writes would interleave if nothing kept them apart.
               await new Promise((resolve) => setImmediate(resolve));
-              revs.push((await t.putTask(taskDraft(`w${w}-${i}`))).rev);
+              revs.push((await t.put('task', taskDraft(`w${w}-${i}`))).rev);
             }
             return revs;
           }),
@@ -391,10 +396,10 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
       async function seed(accountId: number): Promise<Record<string, Task>> {
         const byId: Record<string, Task> = {};
         await store.write(accountId, async (t) => {
-          for (const id of ['a', 'b', 'c', 'd', 'e']) byId[id] = await t.putTask(taskDraft(id));
+          for (const id of ['a', 'b', 'c', 'd', 'e']) byId[id] = await t.put('task', taskDraft(id));
         });
-        byId.b = await store.write(accountId, (t) => t.putTask(taskDraft('b', { title: 'b changed' })));
-        byId.c = await store.write(accountId, (t) => t.putTask(taskDraft('c', { deleted: nowMicros() })));
+        byId.b = await store.write(accountId, (t) => t.put('task', taskDraft('b', { title: 'b changed' })));
+        byId.c = await store.write(accountId, (t) => t.put('task', taskDraft('c', { deleted: nowMicros() })));
         return byId;
       }
 
@@ -423,9 +428,9 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
         expect((await listAll(accountId, 'task', { includeDeleted: false, afterRev: 5 })).records).toEqual([t.b]);
         const everything = await listAll(accountId, 'task', { includeDeleted: true });
 
-        const f = await store.write(accountId, (w) => w.putTask(taskDraft('f')));
-        const a = await store.write(accountId, (w) => w.putTask(taskDraft('a', { completed: nowMicros() })));
-        const d = await store.write(accountId, (w) => w.putTask(taskDraft('d', { deleted: nowMicros() })));
+        const f = await store.write(accountId, (w) => w.put('task', taskDraft('f')));
+        const a = await store.write(accountId, (w) => w.put('task', taskDraft('a', { completed: nowMicros() })));
+        const d = await store.write(accountId, (w) => w.put('task', taskDraft('d', { deleted: nowMicros() })));
         const since = await listAll(accountId, 'task', { includeDeleted: true, afterRev: everything.headRev });
         expect(since.records).toEqual([f, a, d]);
         expect(since.headRev).toBe(d.rev);
@@ -465,11 +470,11 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
       it('lists projects and contexts like tasks', async () => {
         const accountId = await newAccountId();
         const [p1, c1, p2] = await store.write(accountId, async (w) => [
-          await w.putProject(projectDraft('p1')),
-          await w.putContext(contextDraft('c1')),
-          await w.putProject(projectDraft('p2')),
+          await w.put('project', projectDraft('p1')),
+          await w.put('context', contextDraft('c1')),
+          await w.put('project', projectDraft('p2')),
         ]);
-        const p1Deleted = await store.write(accountId, (w) => w.putProject(projectDraft('p1', { deleted: nowMicros() })));
+        const p1Deleted = await store.write(accountId, (w) => w.put('project', projectDraft('p1', { deleted: nowMicros() })));
         expect((await listAll(accountId, 'project')).records).toEqual([p2]);
         expect((await listAll(accountId, 'project', { includeDeleted: true })).records).toEqual([p2, p1Deleted]);
         expect((await listAll(accountId, 'context')).records).toEqual([c1]);
@@ -486,8 +491,8 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
         const snapshot = await store.list(accountId, 'task', { includeDeleted: true, limit: 3 });
         try {
           await store.write(accountId, async (w) => {
-            await w.putTask(taskDraft('a', { title: 'a changed later' }));
-            await w.putTask(taskDraft('z'));
+            await w.put('task', taskDraft('a', { title: 'a changed later' }));
+            await w.put('task', taskDraft('z'));
           });
           expect(snapshot.headRev).toBe(7);
           const { records } = await readAll(snapshot);
@@ -506,10 +511,10 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
           expect(first?.length).toBeGreaterThan(0);
           // Another transaction changes what the listing has not reached yet, and adds more.
           await store.write(accountId, async (w) => {
-            await w.putTask(taskDraft('t2999', { title: 'changed' }));
-            await w.putTask(taskDraft('t2500', { deleted: nowMicros() }));
-            await w.putTask(taskDraft('t0', { title: 'already read, changed' }));
-            await w.putTask(taskDraft('new'));
+            await w.put('task', taskDraft('t2999', { title: 'changed' }));
+            await w.put('task', taskDraft('t2500', { deleted: nowMicros() }));
+            await w.put('task', taskDraft('t0', { title: 'already read, changed' }));
+            await w.put('task', taskDraft('new'));
           });
           expect(snapshot.headRev).toBe(3000);
           const rest = await readAll(snapshot);
@@ -547,7 +552,7 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
         const snapshot = await store.list(accountId, 'task', { includeDeleted: false });
         expect((await snapshot.nextBatch())?.length).toBeGreaterThan(0);
         await snapshot.close();
-        const next = await store.write(accountId, (w) => w.putTask(taskDraft('after')));
+        const next = await store.write(accountId, (w) => w.put('task', taskDraft('after')));
         expect(next.rev).toBe(2001);
         const unopened = await store.list(accountId, 'task', { includeDeleted: false });
         await unopened.close();
@@ -560,7 +565,7 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
           const chunk = await store.write(accountId, async (w) => {
             const written: Task[] = [];
             for (let i = start; i < Math.min(count, start + 1000); i += 1) {
-              written.push(await w.putTask(taskDraft(`t${i}`, { tags: [`tag ${i}`], notes: 'n'.repeat(i % 50) })));
+              written.push(await w.put('task', taskDraft(`t${i}`, { tags: [`tag ${i}`], notes: 'n'.repeat(i % 50) })));
             }
             return written;
           });
@@ -578,14 +583,14 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
         const accountId = await newAccountId();
         const other = await newAccountId();
         const written = await store.write(accountId, async (w) => ({
-          oldTask: await w.putTask(taskDraft('old', { deleted: LONG_AGO })),
-          live: await w.putTask(taskDraft('live')),
-          oldProject: await w.putProject(projectDraft('p-old', { deleted: LONG_AGO + 1 })),
-          oldContext: await w.putContext(contextDraft('c-old', { deleted: LONG_AGO + 2 })),
-          recentTask: await w.putTask(taskDraft('recent', { deleted: LATER })),
-          liveProject: await w.putProject(projectDraft('p-live')),
+          oldTask: await w.put('task', taskDraft('old', { deleted: LONG_AGO })),
+          live: await w.put('task', taskDraft('live')),
+          oldProject: await w.put('project', projectDraft('p-old', { deleted: LONG_AGO + 1 })),
+          oldContext: await w.put('context', contextDraft('c-old', { deleted: LONG_AGO + 2 })),
+          recentTask: await w.put('task', taskDraft('recent', { deleted: LATER })),
+          liveProject: await w.put('project', projectDraft('p-live')),
         }));
-        const otherTomb = await store.write(other, (w) => w.putTask(taskDraft('other-old', { deleted: LONG_AGO })));
+        const otherTomb = await store.write(other, (w) => w.put('task', taskDraft('other-old', { deleted: LONG_AGO })));
 
         expect(await store.purge(LONG_AGO)).toBe(0);
         expect(await store.purge(LONG_AGO + 1000)).toBe(4);
@@ -615,8 +620,8 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
       it('never moves the purge marks back', async () => {
         const accountId = await newAccountId();
         const [deletedLater, deletedFirst] = await store.write(accountId, async (w) => [
-          await w.putTask(taskDraft('low-rev', { deleted: LATER })),
-          await w.putTask(taskDraft('high-rev', { deleted: LONG_AGO })),
+          await w.put('task', taskDraft('low-rev', { deleted: LATER })),
+          await w.put('task', taskDraft('high-rev', { deleted: LONG_AGO })),
         ]);
         expect(await store.purge(LONG_AGO + 1)).toBe(1);
         let listed = await listAll(accountId, 'task', { includeDeleted: true });
@@ -629,58 +634,66 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
       });
     });
 
-    describe('idempotency answers', () => {
-      it('keeps an answer with the writes it answers, per account, without taking a rev', async () => {
+    describe('kept write outcomes', () => {
+      /** An outcome as a use case returns it: records as stored, the zone, the shape. */
+      function outcomeOf(records: readonly Task[], zone = 'Asia/Shanghai'): WriteOutcome<'task'> {
+        return { kind: 'task', zone, many: true, records };
+      }
+
+      it('keeps an outcome with the writes it answers, per account, without taking a rev', async () => {
         const alice = await newAccountId();
         const bob = await newAccountId();
         const before = nowMicros();
+        let outcome: WriteOutcome<'task'> | undefined;
         await store.write(alice, async (w) => {
-          await w.putTask(taskDraft('t'));
-          expect(await w.findAnswer('key-1')).toBeUndefined();
-          await w.saveAnswer('key-1', 'hash-1', '{"entries":["答"]}');
-          expect(await w.findAnswer('key-1')).toMatchObject({ requestHash: 'hash-1', answer: '{"entries":["答"]}' });
+          const stored = await w.put('task', taskDraft('t', { title: '答 & <b>', tags: ['x', 'y'], allDay: true }));
+          outcome = outcomeOf([stored]);
+          expect(await w.findKept('key-1')).toBeUndefined();
+          await w.keep('key-1', 'hash-1', outcome);
+          expect(await w.findKept('key-1')).toMatchObject({ requestHash: 'hash-1', outcome });
         });
-        const kept = await tx(store, alice, (w) => w.findAnswer('key-1'));
-        expect(kept).toEqual({ requestHash: 'hash-1', answer: '{"entries":["答"]}', created: kept?.created });
+        const kept = await tx(store, alice, (w) => w.findKept('key-1'));
+        expect(kept).toEqual({ requestHash: 'hash-1', outcome, created: kept?.created });
         expect(kept?.created).toBeGreaterThanOrEqual(before);
         expect(kept?.created).toBeLessThanOrEqual(nowMicros());
-        expect(await tx(store, bob, (w) => w.findAnswer('key-1'))).toBeUndefined();
+        expect(await tx(store, bob, (w) => w.findKept('key-1'))).toBeUndefined();
         expect((await listAll(alice, 'task')).headRev).toBe(1);
 
-        await store.write(alice, (w) => w.saveAnswer('key-1', 'hash-2', 'replaced'));
-        expect(await tx(store, alice, (w) => w.findAnswer('key-1'))).toMatchObject({
+        const replaced: WriteOutcome<'project'> = { kind: 'project', zone: 'UTC', many: false, records: [] };
+        await store.write(alice, (w) => w.keep('key-1', 'hash-2', replaced));
+        expect(await tx(store, alice, (w) => w.findKept('key-1'))).toMatchObject({
           requestHash: 'hash-2',
-          answer: 'replaced',
+          outcome: replaced,
         });
         expect((await listAll(alice, 'task')).headRev).toBe(1);
       });
 
-      it('drops the answer when its transaction rolls back', async () => {
+      it('drops the outcome when its transaction rolls back', async () => {
         const accountId = await newAccountId();
         await expect(
           store.write(accountId, async (w) => {
-            await w.putTask(taskDraft('t'));
-            await w.saveAnswer('key', 'hash', 'answer');
+            const stored = await w.put('task', taskDraft('t'));
+            await w.keep('key', 'hash', outcomeOf([stored]));
             throw new Error('failed after answering');
           }),
         ).rejects.toThrow('failed after answering');
-        expect(await tx(store, accountId, (w) => w.findAnswer('key'))).toBeUndefined();
+        expect(await tx(store, accountId, (w) => w.findKept('key'))).toBeUndefined();
       });
 
-      it('forgets answers made before a moment, in every account', async () => {
+      it('forgets outcomes kept before a moment, in every account', async () => {
         const alice = await newAccountId();
         const bob = await newAccountId();
-        await store.write(alice, (w) => w.saveAnswer('old', 'h', 'a'));
-        await store.write(bob, (w) => w.saveAnswer('old', 'h', 'b'));
-        // A moment 15 ms clear of both sides, in case the engine stamps answers with its own clock.
+        await store.write(alice, (w) => w.keep('old', 'h', outcomeOf([], 'UTC')));
+        await store.write(bob, (w) => w.keep('old', 'h', outcomeOf([], 'UTC')));
+        // A moment 15 ms clear of both sides, in case the engine stamps outcomes with its own clock.
         await new Promise((resolve) => setTimeout(resolve, 30));
         const between = nowMicros() - 15_000;
-        await store.write(alice, (w) => w.saveAnswer('new', 'h', 'c'));
-        expect(await store.forgetAnswers(0)).toBe(0);
-        expect(await store.forgetAnswers(between)).toBe(2);
-        expect(await tx(store, alice, (w) => w.findAnswer('old'))).toBeUndefined();
-        expect(await tx(store, bob, (w) => w.findAnswer('old'))).toBeUndefined();
-        expect((await tx(store, alice, (w) => w.findAnswer('new')))?.answer).toBe('c');
+        await store.write(alice, (w) => w.keep('new', 'h', outcomeOf([], 'Europe/Berlin')));
+        expect(await store.forgetKept(0)).toBe(0);
+        expect(await store.forgetKept(between)).toBe(2);
+        expect(await tx(store, alice, (w) => w.findKept('old'))).toBeUndefined();
+        expect(await tx(store, bob, (w) => w.findKept('old'))).toBeUndefined();
+        expect((await tx(store, alice, (w) => w.findKept('new')))?.outcome.zone).toBe('Europe/Berlin');
       });
     });
 
@@ -688,43 +701,43 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
       it('finds the live project or context with exactly that name', async () => {
         const accountId = await newAccountId();
         await store.write(accountId, async (w) => {
-          await w.putProject(projectDraft('p-old', { name: 'Work', deleted: nowMicros() }));
-          await w.putProject(projectDraft('p-new', { name: 'Work' }));
-          await w.putContext(contextDraft('c', { name: '@home' }));
+          await w.put('project', projectDraft('p-old', { name: 'Work', deleted: nowMicros() }));
+          await w.put('project', projectDraft('p-new', { name: 'Work' }));
+          await w.put('context', contextDraft('c', { name: '@home' }));
         });
         await tx(store, accountId, async (w) => {
-          expect((await w.findProjectByName('Work'))?.id).toBe('p-new');
-          expect(await w.findProjectByName('work')).toBeUndefined();
-          expect(await w.findProjectByName('Work ')).toBeUndefined();
-          expect((await w.findContextByName('@home'))?.id).toBe('c');
-          expect(await w.findContextByName('Work')).toBeUndefined();
-          expect(await w.findProjectByName('@home')).toBeUndefined();
+          expect((await w.findLive('project', 'Work'))?.id).toBe('p-new');
+          expect(await w.findLive('project', 'work')).toBeUndefined();
+          expect(await w.findLive('project', 'Work ')).toBeUndefined();
+          expect((await w.findLive('context', '@home'))?.id).toBe('c');
+          expect(await w.findLive('context', 'Work')).toBeUndefined();
+          expect(await w.findLive('project', '@home')).toBeUndefined();
         });
       });
 
       it('allows one live project or context per name; deleting one frees its name', async () => {
         const accountId = await newAccountId();
         await store.write(accountId, async (w) => {
-          await w.putProject(projectDraft('p1', { name: 'Garden' }));
-          await w.putContext(contextDraft('c1', { name: '@car' }));
+          await w.put('project', projectDraft('p1', { name: 'Garden' }));
+          await w.put('context', contextDraft('c1', { name: '@car' }));
         });
-        await expect(store.write(accountId, (w) => w.putProject(projectDraft('p2', { name: 'Garden' })))).rejects.toThrow();
-        await expect(store.write(accountId, (w) => w.putContext(contextDraft('c2', { name: '@car' })))).rejects.toThrow();
+        await expect(store.write(accountId, (w) => w.put('project', projectDraft('p2', { name: 'Garden' })))).rejects.toThrow();
+        await expect(store.write(accountId, (w) => w.put('context', contextDraft('c2', { name: '@car' })))).rejects.toThrow();
         expect(await store.get(accountId, 'project', 'p2')).toBeUndefined();
         expect((await listAll(accountId, 'project')).headRev).toBe(2);
 
         const reused = await store.write(accountId, async (w) => {
-          await w.putProject(projectDraft('p1', { name: 'Garden', deleted: nowMicros() }));
-          await w.putContext(contextDraft('c1', { name: '@car', deleted: nowMicros() }));
-          await w.putContext(contextDraft('c2', { name: '@car' }));
-          return w.putProject(projectDraft('p2', { name: 'Garden' }));
+          await w.put('project', projectDraft('p1', { name: 'Garden', deleted: nowMicros() }));
+          await w.put('context', contextDraft('c1', { name: '@car', deleted: nowMicros() }));
+          await w.put('context', contextDraft('c2', { name: '@car' }));
+          return w.put('project', projectDraft('p2', { name: 'Garden' }));
         });
         expect(reused.rev).toBe(6);
         // Renaming onto a free name and back works; a rename onto a taken name does not.
-        await store.write(accountId, (w) => w.putProject(projectDraft('p3', { name: 'Other' })));
-        await expect(store.write(accountId, (w) => w.putProject(projectDraft('p3', { name: 'Garden' })))).rejects.toThrow();
+        await store.write(accountId, (w) => w.put('project', projectDraft('p3', { name: 'Other' })));
+        await expect(store.write(accountId, (w) => w.put('project', projectDraft('p3', { name: 'Garden' })))).rejects.toThrow();
         // A deleted record may share its name with live ones.
-        await store.write(accountId, (w) => w.putProject(projectDraft('p1', { name: 'Other', deleted: nowMicros() })));
+        await store.write(accountId, (w) => w.put('project', projectDraft('p1', { name: 'Other', deleted: nowMicros() })));
       });
 
       it('finds the live tasks of a project or context', async () => {
@@ -733,31 +746,79 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
         const home = { id: 'p-home', name: 'Home' };
         const phone = { id: 'c-phone', name: '@phone' };
         const tasks = await store.write(accountId, async (w) => {
-          await w.putProject(projectDraft(work.id, { name: work.name }));
-          await w.putProject(projectDraft(home.id, { name: home.name }));
-          await w.putContext(contextDraft(phone.id, { name: phone.name }));
+          await w.put('project', projectDraft(work.id, { name: work.name }));
+          await w.put('project', projectDraft(home.id, { name: home.name }));
+          await w.put('context', contextDraft(phone.id, { name: phone.name }));
           return {
-            call: await w.putTask(taskDraft('call', { project: work, context: phone })),
-            mail: await w.putTask(taskDraft('mail', { project: work })),
-            gone: await w.putTask(taskDraft('gone', { project: work, context: phone, deleted: nowMicros() })),
-            paint: await w.putTask(taskDraft('paint', { project: home, context: phone })),
-            loose: await w.putTask(taskDraft('loose')),
-            done: await w.putTask(taskDraft('done', { project: work, completed: nowMicros(), trashed: nowMicros() })),
+            call: await w.put('task', taskDraft('call', { project: work, context: phone })),
+            mail: await w.put('task', taskDraft('mail', { project: work })),
+            gone: await w.put('task', taskDraft('gone', { project: work, context: phone, deleted: nowMicros() })),
+            paint: await w.put('task', taskDraft('paint', { project: home, context: phone })),
+            loose: await w.put('task', taskDraft('loose')),
+            done: await w.put('task', taskDraft('done', { project: work, completed: nowMicros(), trashed: nowMicros() })),
           };
         });
         await tx(store, accountId, async (w) => {
-          expect(byRev(await w.tasksWithLabel('project', work.id))).toEqual([tasks.call, tasks.mail, tasks.done]);
-          expect(byRev(await w.tasksWithLabel('project', home.id))).toEqual([tasks.paint]);
-          expect(byRev(await w.tasksWithLabel('context', phone.id))).toEqual([tasks.call, tasks.paint]);
-          expect(byRev(await w.tasksWithLabel('context', work.id))).toEqual([]);
-          expect(byRev(await w.tasksWithLabel('project', 'nothing'))).toEqual([]);
+          expect(byRev(await w.withLabel('project', work.id))).toEqual([tasks.call, tasks.mail, tasks.done]);
+          expect(byRev(await w.withLabel('project', home.id))).toEqual([tasks.paint]);
+          expect(byRev(await w.withLabel('context', phone.id))).toEqual([tasks.call, tasks.paint]);
+          expect(byRev(await w.withLabel('context', work.id))).toEqual([]);
+          expect(byRev(await w.withLabel('project', 'nothing'))).toEqual([]);
         });
         // Inside a write, the transaction's own changes count.
         await store.write(accountId, async (w) => {
-          await w.putTask(taskDraft('call', { deleted: nowMicros() }));
-          const moved = await w.putTask(taskDraft('loose', { project: work }));
-          expect(byRev(await w.tasksWithLabel('project', work.id))).toEqual([tasks.mail, tasks.done, moved]);
+          await w.put('task', taskDraft('call', { deleted: nowMicros() }));
+          const moved = await w.put('task', taskDraft('loose', { project: work }));
+          expect(byRev(await w.withLabel('project', work.id))).toEqual([tasks.mail, tasks.done, moved]);
         });
+      });
+    });
+
+    // Both engines once decided these differently; each is pinned here to one expectation.
+    describe('one behaviour on every engine', () => {
+      it('refuses a second live project or context of one name as `name` taken', async () => {
+        const accountId = await newAccountId();
+        for (const kind of ['project', 'context'] as const) {
+          await store.write(accountId, (w) =>
+            kind === 'project'
+              ? w.put('project', projectDraft('first', { name: 'Same' }))
+              : w.put('context', contextDraft('first', { name: 'Same' })),
+          );
+          const clash = store.write(accountId, (w) =>
+            kind === 'project'
+              ? w.put('project', projectDraft('second', { name: 'Same' }))
+              : w.put('context', contextDraft('second', { name: 'Same' })),
+          );
+          await expect(clash).rejects.toBeInstanceOf(DomainError);
+          await expect(clash).rejects.toMatchObject({ problem: { kind: 'invalid', field: 'name', reason: 'taken' } });
+          expect(await store.get(accountId, kind, 'second')).toBeUndefined();
+        }
+      });
+
+      it('answers a read of a closed snapshot as the store unavailable, never as the end', async () => {
+        const accountId = await newAccountId();
+        await store.write(accountId, (w) => w.put('task', taskDraft('t')));
+        const snapshot = await store.list(accountId, 'task', { includeDeleted: false });
+        await snapshot.close();
+        await expect(snapshot.nextBatch()).rejects.toBeInstanceOf(StoreUnavailableError);
+      });
+
+      it("stamps records with the store's clock, one microsecond apart when it stands still", async () => {
+        const instant = Date.UTC(2031, 0, 2, 3, 4, 5) * 1000;
+        const opened = await open({ clock: () => instant });
+        try {
+          await opened.store.migrate();
+          const account = await opened.store.createAccount({ username: 'clocked', passwordHash: null, timezone: 'UTC' });
+          const [first, second] = await opened.store.write(account.id, async (w) => [
+            await w.put('task', taskDraft('a')),
+            await w.put('task', taskDraft('b')),
+          ]);
+          expect(first).toMatchObject({ created: instant, updated: instant });
+          expect(second).toMatchObject({ created: instant + 1, updated: instant + 1 });
+          expect(account.created).toBe(instant);
+        } finally {
+          await opened.cleanup();
+        }
       });
     });
 
@@ -766,8 +827,8 @@ export function storeSuite(name: string, open: () => Promise<{ store: Store; cle
         const accountId = await newAccountId();
         expect(await store.head(accountId)).toEqual({ rev: 0, purgedRev: 0 });
         await store.write(accountId, async (w) => {
-          await w.putTask(taskDraft('one'));
-          await w.putTask(taskDraft('two', { deleted: nowMicros() - 10 }));
+          await w.put('task', taskDraft('one'));
+          await w.put('task', taskDraft('two', { deleted: nowMicros() - 10 }));
         });
         expect(await store.head(accountId)).toEqual({ rev: 2, purgedRev: 0 });
         await store.purge(nowMicros());

@@ -3,14 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { buildApp } from '../../src/http/app.js';
-import { AccountService } from '../../src/service/accounts.js';
-import { LabelService } from '../../src/service/labels.js';
-import { ListingService } from '../../src/service/listing.js';
-import { SettingsService } from '../../src/service/settings.js';
-import { TaskService } from '../../src/service/tasks.js';
+import type { AccountService } from '../../src/service/accounts.js';
+import { buildServices } from '../../src/service/services.js';
+import { buildApp, type AppDeps } from '../../src/http/app.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
+import { checkAgainstDocument } from './openapi-check.js';
 import { createTestDatabase } from './postgres.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -35,7 +33,10 @@ export interface Harness {
 let userCounter = 0;
 
 /** A real store (a SQLite file in a temp folder, or a fresh PostgreSQL database) behind the real app. */
-export async function startHarness(engine: Engine, options: { maintenance?: boolean } = {}): Promise<Harness> {
+/** What a test may set of the app besides its store: its log, its limits. */
+export type AppOptions = Partial<Pick<AppDeps, 'log' | 'loadLimits' | 'bodyWaitLimits' | 'maxConnectionsPerAddress'>>;
+
+export async function startHarness(engine: Engine, options: { maintenance?: boolean; app?: AppOptions } = {}): Promise<Harness> {
   let store: Store;
   let dispose: () => Promise<void>;
   if (engine === 'sqlite') {
@@ -48,16 +49,13 @@ export async function startHarness(engine: Engine, options: { maintenance?: bool
     dispose = () => database.drop();
   }
   await store.migrate();
-  const accounts = new AccountService(store);
+  const services = buildServices(store);
+  const { accounts } = services;
   const app = await buildApp({
-    accounts,
-    listing: new ListingService(store),
-    tasks: new TaskService(store),
-    labels: new LabelService(store),
-    settings: new SettingsService(store),
-    health: () => store.ping(),
+    services,
     log: pino({ level: 'silent' }),
     maintenance: options.maintenance ?? false,
+    ...options.app,
   });
   await app.ready();
   return {
@@ -118,11 +116,9 @@ export async function call(
     headers['content-type'] = 'application/json; charset=utf-8';
   }
   Object.assign(headers, request.headers);
-  const response = await app.inject({
-    method: request.method ?? (payload === undefined ? 'GET' : 'POST'),
-    url: request.url,
-    headers,
-    ...(payload === undefined ? {} : { payload }),
-  });
+  const method = request.method ?? (payload === undefined ? 'GET' : 'POST');
+  const response = await app.inject({ method, url: request.url, headers, ...(payload === undefined ? {} : { payload }) });
+  // Every answer of the suite must be one the OpenAPI document describes.
+  checkAgainstDocument({ method, url: request.url, status: response.statusCode, headers: response.headers, body: response.rawPayload });
   return { status: response.statusCode, headers: response.headers, text: response.body, json: parsedOrUndefined(response.body) };
 }

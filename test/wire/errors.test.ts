@@ -26,7 +26,7 @@ describe('WireError', () => {
       [WireError.unparsableJson(), 'E001', 'can not parse the request json'],
       [WireError.noSuchAddress(), 'E002', 'the address does not exist'],
       [WireError.unsupportedParameter('sort'), 'E003', 'parameter is not supported: sort'],
-      [WireError.unsupportedParameter('cursor', 'with updated_after'), 'E003', 'parameter is not supported: cursor (with updated_after)'],
+      [WireError.unsupportedParameter('cursor'), 'E003', 'parameter is not supported: cursor'],
       [WireError.invalidParameter('limit'), 'E004', 'invalid parameter: limit'],
       [WireError.invalidParameter('limit', '1-10000'), 'E004', 'invalid parameter: limit (1-10000)'],
       [WireError.contentType(), 'E005', 'content type must be application/json'],

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Account } from '../../domain/account.js';
+import type { RecordsByKind, SyncKind } from '../../domain/sync.js';
 import { TASK_LIMITS } from '../../domain/task.js';
-import type { ListingService } from '../../service/listing.js';
-import type { RecordsByKind, SyncKind } from '../../store/store.js';
+import type { Services } from '../../service/services.js';
+import type { RecordResource } from '../resources.js';
 import { authenticate, type Gate } from '../auth.js';
 import { readJsonBody } from '../request-body.js';
 import { rawPath, readQuery } from '../query.js';
@@ -14,25 +14,11 @@ import type { RenderCache } from '../wire/render-cache.js';
 import type { AnswerCache, KeptAnswer } from '../answer-cache.js';
 import { gzipAnswer, markGzipped, wantsGzip } from '../compression.js';
 import { idempotencyOf } from '../idempotency-key.js';
-import type { Answering } from '../../service/idempotency.js';
-
-/** One synced resource (`/v1/tasks`, …): how its records are read from a body, written and shown. */
-export interface RecordResource<K extends SyncKind, Input> {
-  readonly path: string;
-  readonly kind: K;
-  readonly render: (record: RecordsByKind[K], zone: string) => string;
-  readonly readBody: (body: unknown, zone: string) => { inputs: Input[]; asArray: boolean };
-  readonly upsert: (
-    account: Account,
-    inputs: readonly Input[],
-    asArray: boolean,
-    answering: Answering<RecordsByKind[K]>,
-  ) => Promise<string>;
-}
+import { writeAnswer } from '../wire/envelopes.js';
 
 export interface RecordRouteDeps {
   readonly gate: Gate;
-  readonly listing: ListingService;
+  readonly services: Services;
   readonly renderCache: RenderCache;
   readonly answers: AnswerCache;
 }
@@ -56,11 +42,12 @@ function sendKept(request: FastifyRequest, reply: FastifyReply, kept: KeptAnswer
 const RENDER_CACHED_PER_LISTING = 1000;
 
 /** GET list, GET one, POST one or many: the same rules for every synced resource. */
-export function registerRecordRoutes<K extends SyncKind, Input>(
+export function registerRecordRoutes<K extends SyncKind>(
   app: FastifyInstance,
   deps: RecordRouteDeps,
-  resource: RecordResource<K, Input>,
+  resource: RecordResource<K>,
 ): void {
+  const listings = deps.services.listing;
   const base = `/v1/${resource.path}`;
 
   const list = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
@@ -70,9 +57,9 @@ export function registerRecordRoutes<K extends SyncKind, Input>(
     // Clients ask the same again and again, polling with their cursor or paging anew: an answer
     // is kept whole while the account stands still.
     const key = `${account.id}|${resource.kind}|${zone}|${query.afterRev ?? ''}|${query.updatedAfter ?? ''}|${query.limit ?? ''}`;
-    const kept = deps.answers.get(key, await deps.listing.head(account.id));
+    const kept = deps.answers.get(key, await listings.head(account.id));
     if (kept !== undefined) return sendKept(request, reply, kept);
-    const listing = await deps.listing.open(account.id, resource.kind, query);
+    const listing = await listings.open(account.id, resource.kind, query);
     // The first records of a listing are rendered once and kept; a long listing renders the
     // rest directly, so it does not push every page out of the cache.
     let rendered = 0;
@@ -93,7 +80,7 @@ export function registerRecordRoutes<K extends SyncKind, Input>(
     readQuery(request, []);
     // An id outside the id alphabet (a NUL, say) names nothing and never reaches the store.
     if (!TASK_LIMITS.idPattern.test(id)) throw WireError.notFound(resource.kind, id);
-    const record = await deps.listing.get(account.id, resource.kind, id);
+    const record = await listings.get(account.id, resource.kind, id);
     return sendJson(reply, resource.render(record, account.timezone));
   });
 
@@ -101,11 +88,11 @@ export function registerRecordRoutes<K extends SyncKind, Input>(
     const { account } = await authenticate(deps.gate, request);
     readQuery(request, []);
     const { inputs, asArray } = resource.readBody(readJsonBody(request), account.timezone);
-    const render = (stored: readonly RecordsByKind[K][]): string => {
-      const rendered = stored.map((record) => resource.render(record, account.timezone));
-      return asArray ? `{"entries":[${rendered.join(',')}]}` : (rendered[0] ?? '{}');
-    };
-    const answer = await resource.upsert(account, inputs, asArray, { render, idempotency: idempotencyOf(request) });
-    return sendJson(reply, answer);
+    const asked = { many: asArray, idempotency: idempotencyOf(request) };
+    const outcome = await resource.upsert(deps.services, account, inputs, asked);
+    // Rendered after the commit, outside the write lock, in the zone the outcome was written in
+    // (a replay shows the first answer's zone even if the account's zone changed since).
+    const rendered = outcome.records.map((record) => resource.render(record, outcome.zone));
+    return sendJson(reply, writeAnswer(rendered, outcome.many));
   });
 }

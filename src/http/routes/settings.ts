@@ -6,7 +6,7 @@ import { readJsonBody } from '../request-body.js';
 import { readSettings } from '../schemas/settings.js';
 import { sendJson } from '../send.js';
 import { renderSettings } from '../wire/render.js';
-import { microsFromMillis } from '../../domain/time.js';
+import { nowMicros } from '../../domain/time.js';
 
 export function registerSettingsRoutes(
   app: FastifyInstance,
@@ -16,12 +16,12 @@ export function registerSettingsRoutes(
     const { account } = await authenticate(deps.gate, request);
     readQuery(request, []);
     // The account came with the token, read in the same lookup: no second read.
-    return sendJson(reply, renderSettings(account, microsFromMillis(Date.now())));
+    return sendJson(reply, renderSettings(account, nowMicros()));
   });
   app.post('/v1/settings', async (request, reply) => {
     const { account } = await authenticate(deps.gate, request);
     readQuery(request, []);
     const updated = await deps.settings.update(account.id, readSettings(readJsonBody(request)));
-    return sendJson(reply, renderSettings(updated, microsFromMillis(Date.now())));
+    return sendJson(reply, renderSettings(updated, nowMicros()));
   });
 }

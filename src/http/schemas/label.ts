@@ -4,18 +4,18 @@ import { TASK_LIMITS } from '../../domain/task.js';
 import { firstIssue } from './issues.js';
 import { text } from './text.js';
 import { readOneOrMany } from './one-or-many.js';
-import { readDateField } from './dates.js';
+import { dateField, readDateField } from './dates.js';
 
-const projectShape = z.object({
+export const projectShape = z.object({
   id: z.string().regex(TASK_LIMITS.idPattern).optional(),
   name: text(1, LABEL_NAME_MAX).optional(),
   notes: text(0, TASK_LIMITS.notesMax).nullable().optional(),
-  archived: text(0, 64).nullable().optional(),
-  deleted: text(0, 64).nullable().optional(),
+  archived: dateField,
+  deleted: dateField,
   if_rev: z.int().min(0).optional(),
 });
 
-const contextShape = projectShape.omit({ notes: true, archived: true });
+export const contextShape = projectShape.omit({ notes: true, archived: true });
 
 function readLabel(body: unknown, zone: string, withProjectFields: boolean): LabelInput {
   const parsed = (withProjectFields ? projectShape : contextShape).safeParse(body);

@@ -5,14 +5,14 @@ import { decodeCursor } from '../wire/cursor.js';
 import { parseDateTime } from '../wire/dates.js';
 import { WireError } from '../wire/errors.js';
 
-const LIST_PARAMETERS = ['updated_after', 'cursor', 'limit'] as const;
-const LIMIT_MAX = 10_000;
+export const LIST_PARAMETERS = ['updated_after', 'cursor', 'limit'] as const;
+export const LIMIT_MAX = 10_000;
 
 /** The parameters of a list call: `updated_after` or `cursor` (not both), and `limit` 1-10000. */
 export function readListQuery(request: FastifyRequest, zone: string): ListRequest {
   const query = readQuery(request, LIST_PARAMETERS);
   if (query.updated_after !== undefined && query.cursor !== undefined) {
-    throw WireError.unsupportedParameter('cursor', 'with updated_after');
+    throw WireError.unsupportedParameter('cursor');
   }
   let limit: number | undefined;
   if (query.limit !== undefined) {

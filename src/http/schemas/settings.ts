@@ -5,7 +5,7 @@ import { firstIssue } from './issues.js';
 import { text } from './text.js';
 
 /** What POST /v1/settings may change; other fields are ignored (clients send the settings back). */
-const settingsShape = z.object({
+export const settingsShape = z.object({
   nickname: text(0, 100).optional(),
   timezone: text(1, 64).optional(),
   language: text(1, 35).optional(),

@@ -1,27 +1,26 @@
 import { z } from 'zod';
 import { ATTRIBUTES, TASK_LIMITS, type LabelRef, type Priority, type TaskInput } from '../../domain/task.js';
 import { LABEL_NAME_MAX } from '../../domain/label.js';
-import { readDateField } from './dates.js';
+import { dateField, readDateField } from './dates.js';
 import { firstIssue } from './issues.js';
 import { text } from './text.js';
 import { readOneOrMany } from './one-or-many.js';
 
-const dateText = text(0, 64).nullable().optional();
 const labelName = text(0, LABEL_NAME_MAX).nullable().optional();
 const labelId = text(0, 64).nullable().optional();
 
 /** The shape of one task in a POST body; unknown fields are dropped (clients send whole tasks back). */
-const taskShape = z.object({
+export const taskShape = z.object({
   id: z.string().regex(TASK_LIMITS.idPattern).optional(),
   title: text(1, TASK_LIMITS.titleMax).optional(),
   notes: text(0, TASK_LIMITS.notesMax).nullable().optional(),
   attribute: z.enum(ATTRIBUTES).optional(),
   all_day: z.boolean().optional(),
-  start_at: dateText,
-  end_at: dateText,
-  completed: dateText,
-  trashed: dateText,
-  deleted: dateText,
+  start_at: dateField,
+  end_at: dateField,
+  completed: dateField,
+  trashed: dateField,
+  deleted: dateField,
   project: labelName,
   project_id: labelId,
   context: labelName,

@@ -152,6 +152,9 @@ function readRfcOffset(text: string, start: number): number | undefined {
 
 const DATE_LENGTH = 10;
 
+/** What a date-time field must be, as an E004 names it: the forms parseDateTime reads. */
+export const DATE_TIME_EXPECTED = 'expected YYYY-MM-DD HH:MM:SS +hhmm, YYYY-MM-DD or RFC 3339 YYYY-MM-DDTHH:MM:SSZ';
+
 /**
  * A date-time as a client may send it, or undefined when it is not exactly one of:
  * `2026-11-21 09:30:00 +0800` (or `-hhmm`; a bare `0800` after the space is `+0800`, see

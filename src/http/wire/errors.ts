@@ -2,7 +2,8 @@
  * The one catalogue of the contract's error codes (API.md section 6): status, message, and the
  * error body every failure answers with.
  */
-import type { Problem, RecordKind } from '../../domain/errors.js';
+import type { Problem } from '../../domain/errors.js';
+import type { SyncKind } from '../../domain/sync.js';
 import { jsonString } from './json.js';
 
 /** Every retcode, each once, in the order of the contract's table. */
@@ -45,16 +46,14 @@ function withReason(message: string, reason: string | undefined): string {
 const CATALOGUE = {
   E001: { status: 400, retmsg: () => 'can not parse the request json' },
   E002: { status: 400, retmsg: () => 'the address does not exist' },
-  E003: {
-    status: 400,
-    retmsg: (name: string, reason?: string) => withReason(`parameter is not supported: ${name}`, reason),
-  },
+  // Exactly the contract's message: clients compare it whole, so nothing follows the name.
+  E003: { status: 400, retmsg: (name: string) => `parameter is not supported: ${name}` },
   E004: { status: 400, retmsg: (name: string, reason?: string) => withReason(`invalid parameter: ${name}`, reason) },
   E005: { status: 400, retmsg: () => 'content type must be application/json' },
   E006: { status: 400, retmsg: () => 'request body too large' },
-  E007: { status: 400, retmsg: (kind: RecordKind, id: string) => `not found: ${kind} ${id}` },
+  E007: { status: 400, retmsg: (kind: SyncKind, id: string) => `not found: ${kind} ${id}` },
   E008: { status: 400, retmsg: () => 'cursor expired' },
-  E009: { status: 400, retmsg: (kind: RecordKind, id: string) => `conflict: ${kind} ${id} changed` },
+  E009: { status: 400, retmsg: (kind: SyncKind, id: string) => `conflict: ${kind} ${id} changed` },
   E401: { status: 401, retmsg: () => 'unauthorized' },
   E403: { status: 403, retmsg: () => 'forbidden' },
   E500: { status: 500, retmsg: () => 'internal error' },
@@ -98,8 +97,8 @@ export class WireError extends Error {
   }
 
   /** E003: an unknown query parameter, or one that conflicts with another. */
-  static unsupportedParameter(name: string, reason?: string): WireError {
-    return new WireError('E003', CATALOGUE.E003.retmsg(name, reason));
+  static unsupportedParameter(name: string): WireError {
+    return new WireError('E003', CATALOGUE.E003.retmsg(name));
   }
 
   /** E004: a bad value in the query or the body. */
@@ -118,7 +117,7 @@ export class WireError extends Error {
   }
 
   /** E007: no such record in this account. */
-  static notFound(kind: RecordKind, id: string): WireError {
+  static notFound(kind: SyncKind, id: string): WireError {
     return new WireError('E007', CATALOGUE.E007.retmsg(kind, id));
   }
 
@@ -128,7 +127,7 @@ export class WireError extends Error {
   }
 
   /** E009: `if_rev` does not match the record's current `rev`. */
-  static conflict(kind: RecordKind, id: string): WireError {
+  static conflict(kind: SyncKind, id: string): WireError {
     return new WireError('E009', CATALOGUE.E009.retmsg(kind, id));
   }
 
@@ -175,6 +174,8 @@ export function fromProblem(problem: Problem): WireError {
       return WireError.cursorExpired();
     case 'conflict':
       return WireError.conflict(problem.record, problem.id);
+    case 'key_reused':
+      return WireError.invalidParameter('Idempotency-Key', 'used for another request');
   }
 }
 

@@ -4,19 +4,14 @@ import {
   DEFAULT_WEEK_START,
   type Account, type NewAccount, type NewToken, type SettingsPatch, type TokenGrant,
 } from '../../domain/account.js';
-import { microsFromMillis } from '../../domain/time.js';
+import type { Micros } from '../../domain/time.js';
 // Shared with the SQLite store so both engines start accounts alike (see the shared suite).
-import { UsernameTakenError } from '../store.js';
+import { UsernameTakenError } from '../../domain/errors.js';
 import { ACCOUNT_COLUMNS, accountFromRow, tokenGrantFromRow, type AccountRow, type TokenGrantRow } from './account-rows.js';
 import { NoSuchAccountError, isUniqueViolation } from './errors.js';
 import { storableText } from './text.js';
 
-
-function nowMicros(): number {
-  return microsFromMillis(Date.now());
-}
-
-export async function createAccount(pool: pg.Pool, account: NewAccount): Promise<Account> {
+export async function createAccount(pool: pg.Pool, account: NewAccount, now: Micros): Promise<Account> {
   try {
     const result = await pool.query<AccountRow>(
       'INSERT INTO accounts (username, password_hash, nickname, timezone, language, week_start, created, updated) ' +
@@ -27,7 +22,7 @@ export async function createAccount(pool: pg.Pool, account: NewAccount): Promise
         storableText('timezone', account.timezone),
         DEFAULT_LANGUAGE,
         DEFAULT_WEEK_START,
-        nowMicros(),
+        now,
       ],
     );
     const [row] = result.rows;
@@ -59,7 +54,12 @@ export async function setDisabled(pool: pg.Pool, username: string, disabled: boo
 }
 
 /** Changes only the settings present in the patch; `updated` moves forward even if the clock did not. */
-export async function updateSettings(pool: pg.Pool, accountId: number, patch: SettingsPatch): Promise<Account> {
+export async function updateSettings(
+  pool: pg.Pool,
+  accountId: number,
+  patch: SettingsPatch,
+  now: Micros,
+): Promise<Account> {
   const result = await pool.query<AccountRow>(
     'UPDATE accounts SET nickname = COALESCE($2, nickname), timezone = COALESCE($3, timezone), ' +
       'language = COALESCE($4, language), week_start = COALESCE($5, week_start), ' +
@@ -70,7 +70,7 @@ export async function updateSettings(pool: pg.Pool, accountId: number, patch: Se
       storableText('timezone', patch.timezone ?? null),
       storableText('language', patch.language ?? null),
       patch.weekStart ?? null,
-      nowMicros(),
+      now,
     ],
   );
   const [row] = result.rows;
@@ -78,10 +78,10 @@ export async function updateSettings(pool: pg.Pool, accountId: number, patch: Se
   return accountFromRow(row);
 }
 
-export async function insertToken(pool: pg.Pool, token: NewToken): Promise<void> {
+export async function insertToken(pool: pg.Pool, token: NewToken, now: Micros): Promise<void> {
   await pool.query(
     'INSERT INTO tokens (hash, account_id, scope, name, created, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
-    [token.hash, token.accountId, token.scope, storableText('name', token.name), nowMicros(), token.expiresAt],
+    [token.hash, token.accountId, token.scope, storableText('name', token.name), now, token.expiresAt],
   );
 }
 
@@ -99,10 +99,10 @@ export async function findToken(pool: pg.Pool, hash: string): Promise<TokenGrant
 }
 
 /** Keeps the first revocation time when a token is revoked twice. */
-export async function revokeToken(pool: pg.Pool, hash: string): Promise<boolean> {
+export async function revokeToken(pool: pg.Pool, hash: string, now: Micros): Promise<boolean> {
   const result = await pool.query('UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE hash = $1', [
     hash,
-    nowMicros(),
+    now,
   ]);
   return result.rowCount !== null && result.rowCount > 0;
 }

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { StoreUnavailableError } from '../store.js';
+import { StoreUnavailableError } from '../../domain/errors.js';
 
 /**
  * SQLSTATE codes and classes that mean "the database cannot serve us right now", as opposed to a

@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { MIGRATIONS, type Migration } from './migrations.js';
+import { pendingMigrations, type Migration } from '../schema-version.js';
+import { MIGRATIONS } from './migrations.js';
 import { Lease } from './lease.js';
 
 /**
@@ -27,15 +28,7 @@ export async function applyMigrations(pool: pg.Pool, migrations: readonly Migrat
     );
     const applied = await lease.client.query<{ version: number }>('SELECT version FROM schema_migrations');
     const appliedVersions = new Set(applied.rows.map((row) => row.version));
-    const newest = Math.max(0, ...appliedVersions);
-    const known = Math.max(0, ...migrations.map((migration) => migration.version));
-    if (newest > known) {
-      // A newer release migrated this database; running old code on it could corrupt data.
-      throw new Error(`the database has schema version ${newest}, newer than this program knows (${known})`);
-    }
-    const pending = [...migrations]
-      .filter((migration) => !appliedVersions.has(migration.version))
-      .sort((a, b) => a.version - b.version);
+    const pending = pendingMigrations(migrations, appliedVersions);
     for (const migration of pending) {
       await lease.client.query(migration.sql);
       await lease.client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [

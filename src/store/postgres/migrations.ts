@@ -1,3 +1,5 @@
+import { AUTH_SCHEMA } from './auth-schema.js';
+
 /**
  * The schema, as an append-only list of migrations. A released migration is never edited: a
  * change is a new entry with the next version.
@@ -7,11 +9,7 @@
  * accounts, so the data tables can later be distributed by `account_id`. Only `accounts` and
  * `tokens` are global.
  */
-export interface Migration {
-  readonly version: number;
-  readonly name: string;
-  readonly sql: string;
-}
+import type { Migration } from '../schema-version.js';
 
 const INITIAL_SCHEMA = `
 CREATE TABLE accounts (
@@ -112,6 +110,16 @@ CREATE INDEX contexts_by_updated ON contexts (account_id, updated);
 CREATE INDEX contexts_tombstones ON contexts (account_id, deleted) WHERE deleted IS NOT NULL;
 `;
 
+/**
+ * Kept answers become kept outcomes: the records as domain data, the zone and the shape, rendered
+ * anew on a replay. Answers kept as response bytes by earlier releases are dropped: a retry that
+ * spans the upgrade is applied as a new request.
+ */
+const KEPT_OUTCOMES = `
+DELETE FROM idempotency_answers;
+ALTER TABLE idempotency_answers RENAME COLUMN answer TO outcome;
+`;
+
 /** The first answer to each `Idempotency-Key`, replayed to retries for a day. */
 const IDEMPOTENCY_ANSWERS = `
 CREATE TABLE idempotency_answers (
@@ -128,4 +136,6 @@ CREATE INDEX idempotency_answers_by_created ON idempotency_answers (account_id, 
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: INITIAL_SCHEMA },
   { version: 2, name: 'idempotency answers', sql: IDEMPOTENCY_ANSWERS },
+  { version: 3, name: 'kept write outcomes', sql: KEPT_OUTCOMES },
+  { version: 4, name: 'sign-in, oauth and token management', sql: AUTH_SCHEMA },
 ];

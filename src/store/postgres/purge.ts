@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Micros } from '../../domain/time.js';
+import { KIND_STORAGE } from '../kinds/records.js';
 import { Lease } from './lease.js';
 import { numberFromBigint, type BigintText } from './values.js';
 
@@ -7,17 +8,15 @@ import { numberFromBigint, type BigintText } from './values.js';
  * Deletes one account's tombstones older than the cut-off from all synced tables and raises (never
  * lowers) the account's purge marks to the largest rev and updated it removed, in one statement.
  */
+const TOMBSTONE_TABLES = Object.values(KIND_STORAGE).map((storage) => storage.table);
 const PURGE_ACCOUNT = `
-WITH purged_tasks AS (
-  DELETE FROM tasks WHERE account_id = $1 AND deleted IS NOT NULL AND deleted < $2 RETURNING rev, updated
-), purged_projects AS (
-  DELETE FROM projects WHERE account_id = $1 AND deleted IS NOT NULL AND deleted < $2 RETURNING rev, updated
-), purged_contexts AS (
-  DELETE FROM contexts WHERE account_id = $1 AND deleted IS NOT NULL AND deleted < $2 RETURNING rev, updated
-), purged AS (
-  SELECT rev, updated FROM purged_tasks
-  UNION ALL SELECT rev, updated FROM purged_projects
-  UNION ALL SELECT rev, updated FROM purged_contexts
+WITH ${TOMBSTONE_TABLES.map(
+  (table) =>
+    `purged_${table} AS (
+  DELETE FROM ${table} WHERE account_id = $1 AND deleted IS NOT NULL AND deleted < $2 RETURNING rev, updated
+)`,
+).join(', ')}, purged AS (
+  ${TOMBSTONE_TABLES.map((table) => `SELECT rev, updated FROM purged_${table}`).join('\n  UNION ALL ')}
 ), totals AS (
   SELECT count(*) AS count, max(rev) AS max_rev, max(updated) AS max_updated FROM purged
 ), marked AS (

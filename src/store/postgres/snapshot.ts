@@ -1,13 +1,14 @@
 import type pg from 'pg';
 import type { Micros } from '../../domain/time.js';
+import { StoreUnavailableError } from '../../domain/errors.js';
+import type { RecordsByKind, SyncKind } from '../../domain/sync.js';
+import { LIST_BATCH_SIZE } from '../limits.js';
 import type { ListQuery, ListSnapshot } from '../store.js';
 import { NoSuchAccountError, translateError } from './errors.js';
 import { Lease } from './lease.js';
 import type { KindTable } from './tables.js';
 import { numberFromBigint, type BigintText } from './values.js';
 
-/** Rows per round trip: large answers stream in pieces of this size instead of being loaded whole. */
-export const LIST_BATCH_SIZE = 500;
 
 const READ_ACCOUNT_HEAD = 'SELECT rev, purged_rev, purged_updated FROM accounts WHERE id = $1';
 
@@ -23,7 +24,7 @@ interface AccountHeadRow {
  * stream it. Batches are keyset pages (`rev > <last rev seen> ORDER BY rev LIMIT n`) on the
  * `(account_id, rev)` index, so memory stays at one batch whatever the account's size.
  */
-export class PostgresListSnapshot<T extends { readonly rev: number }> implements ListSnapshot<T> {
+export class PostgresListSnapshot<K extends SyncKind> implements ListSnapshot<RecordsByKind[K]> {
   private lastRev: number;
   private remaining: number;
   private done = false;
@@ -31,7 +32,7 @@ export class PostgresListSnapshot<T extends { readonly rev: number }> implements
 
   private constructor(
     private readonly lease: Lease,
-    private readonly table: KindTable<T>,
+    private readonly table: KindTable<K>,
     private readonly accountId: number,
     private readonly query: ListQuery,
     readonly headRev: number,
@@ -42,12 +43,12 @@ export class PostgresListSnapshot<T extends { readonly rev: number }> implements
     this.remaining = query.limit ?? Number.POSITIVE_INFINITY;
   }
 
-  static async open<T extends { readonly rev: number }>(
+  static async open<K extends SyncKind>(
     pool: pg.Pool,
-    table: KindTable<T>,
+    table: KindTable<K>,
     accountId: number,
     query: ListQuery,
-  ): Promise<PostgresListSnapshot<T>> {
+  ): Promise<PostgresListSnapshot<K>> {
     const lease = await Lease.take(pool);
     try {
       await lease.client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
@@ -72,11 +73,12 @@ export class PostgresListSnapshot<T extends { readonly rev: number }> implements
     }
   }
 
-  async nextBatch(): Promise<readonly T[] | null> {
-    if (this.closed) throw new Error('list snapshot used after close');
+  async nextBatch(): Promise<readonly RecordsByKind[K][] | null> {
+    // Ending early must not look like the end of the answer: the caller would answer a cut list.
+    if (this.closed) throw new StoreUnavailableError(new Error('the list snapshot was closed'));
     if (this.done || this.remaining <= 0) return null;
     const size = Math.min(LIST_BATCH_SIZE, this.remaining);
-    let batch: T[];
+    let batch: RecordsByKind[K][];
     try {
       batch = await this.table.select(this.lease.client, ...this.batchCondition(size));
     } catch (error) {

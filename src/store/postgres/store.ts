@@ -1,10 +1,12 @@
 import type pg from 'pg';
 import type { Account, NewAccount, NewToken, SettingsPatch, TokenGrant } from '../../domain/account.js';
-import type { Micros } from '../../domain/time.js';
-import type { AccountHead, ListQuery, ListSnapshot, RecordsByKind, Store, SyncKind, WriteTx } from '../store.js';
+import type { AccountHead, RecordsByKind, SyncKind } from '../../domain/sync.js';
+import { nowMicros, type Micros } from '../../domain/time.js';
+import { AccountQueue } from '../queue.js';
+import type { ListQuery, ListSnapshot, Store, WriteTx } from '../store.js';
 import { numberFromBigint, type BigintText } from './values.js';
-import { AccountWriteQueue } from './account-queue.js';
 import * as accounts from './accounts.js';
+import { PostgresAuthStore } from './auth-store.js';
 import { guarded } from './errors.js';
 import { applyMigrations } from './migrate.js';
 import { createPool, type PostgresOptions } from './pool.js';
@@ -22,10 +24,22 @@ export type { PostgresOptions } from './pool.js';
  */
 export class PostgresStore implements Store {
   readonly engine = 'postgres';
-  private readonly writeQueue = new AccountWriteQueue();
+  /**
+   * Makes this process's writes for one account wait their turn in memory rather than on the
+   * database's row lock: otherwise every queued writer of a busy account would hold a pooled
+   * connection while it waits, and enough of them would starve every other account. Writers in
+   * other processes still queue on the row lock, which is what orders change numbers.
+   */
+  readonly auth: PostgresAuthStore;
+  private readonly writeQueue = new AccountQueue();
   private closing: Promise<void> | undefined;
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly now: () => Micros = nowMicros,
+  ) {
+    this.auth = new PostgresAuthStore(pool);
+  }
 
   migrate(): Promise<void> {
     return guarded(() => applyMigrations(this.pool));
@@ -47,7 +61,7 @@ export class PostgresStore implements Store {
   }
 
   createAccount(account: NewAccount): Promise<Account> {
-    return guarded(() => accounts.createAccount(this.pool, account));
+    return guarded(() => accounts.createAccount(this.pool, account, this.now()));
   }
 
   findAccount(username: string): Promise<Account | undefined> {
@@ -63,11 +77,11 @@ export class PostgresStore implements Store {
   }
 
   updateSettings(accountId: number, patch: SettingsPatch): Promise<Account> {
-    return guarded(() => accounts.updateSettings(this.pool, accountId, patch));
+    return guarded(() => accounts.updateSettings(this.pool, accountId, patch, this.now()));
   }
 
   insertToken(token: NewToken): Promise<void> {
-    return guarded(() => accounts.insertToken(this.pool, token));
+    return guarded(() => accounts.insertToken(this.pool, token, this.now()));
   }
 
   findToken(hash: string): Promise<TokenGrant | undefined> {
@@ -75,11 +89,11 @@ export class PostgresStore implements Store {
   }
 
   revokeToken(hash: string): Promise<boolean> {
-    return guarded(() => accounts.revokeToken(this.pool, hash));
+    return guarded(() => accounts.revokeToken(this.pool, hash, this.now()));
   }
 
   write<T>(accountId: number, work: (tx: WriteTx) => Promise<T>): Promise<T> {
-    return this.writeQueue.run(accountId, () => guarded(() => writeForAccount(this.pool, accountId, work)));
+    return this.writeQueue.run(accountId, () => guarded(() => writeForAccount(this.pool, accountId, work, this.now)));
   }
 
   /** Deleted records included: a client that asks for one by id learns that it was deleted. */
@@ -105,7 +119,7 @@ export class PostgresStore implements Store {
     return guarded(() => PostgresListSnapshot.open(this.pool, KIND_TABLES[kind], accountId, query));
   }
 
-  forgetAnswers(createdBefore: Micros): Promise<number> {
+  forgetKept(createdBefore: Micros): Promise<number> {
     // One statement over all accounts: a maintenance sweep, not a data query (a distributed
     // database runs it on every shard).
     return guarded(async () => {
@@ -119,6 +133,6 @@ export class PostgresStore implements Store {
   }
 }
 
-export function openPostgresStore(options: PostgresOptions): PostgresStore {
-  return new PostgresStore(createPool(options));
+export function openPostgresStore(options: PostgresOptions, clock?: () => Micros): PostgresStore {
+  return new PostgresStore(createPool(options), clock);
 }

@@ -1,47 +1,45 @@
 import type pg from 'pg';
-import type { RecordsByKind, SyncKind } from '../store.js';
-import {
-  CONTEXT_COLUMNS,
-  PROJECT_COLUMNS,
-  TASK_COLUMNS,
-  contextFromRow,
-  projectFromRow,
-  taskFromRow,
-  type ContextRow,
-  type ProjectRow,
-  type TaskRow,
-} from './rows.js';
+import type { RecordsByKind, SyncKind } from '../../domain/sync.js';
+import { kindCodec, type KindCodec } from '../kinds/codec.js';
+import { KIND_STORAGE } from '../kinds/records.js';
+import { POSTGRES_CODEC } from './codec.js';
 
 /** Either the pool (one-off statements) or a leased connection (inside a transaction). */
 export type Queryable = pg.Pool | pg.PoolClient;
 
-/** How one synced kind is stored: its table, and reading its rows into records. */
-export interface KindTable<T> {
-  readonly table: 'tasks' | 'projects' | 'contexts';
+/** How one synced kind is stored on PostgreSQL, derived from its one description. */
+export interface KindTable<K extends SyncKind> {
+  readonly codec: KindCodec<K>;
   /**
    * Runs `SELECT <columns> FROM <table> WHERE <condition>` (the condition may end in ORDER BY /
    * LIMIT; values only through `params`) and returns the records.
    */
-  select(db: Queryable, condition: string, params: readonly unknown[]): Promise<T[]>;
+  select(db: Queryable, condition: string, params: readonly unknown[]): Promise<RecordsByKind[K][]>;
+  /** Insert or update by (account_id, id), returning the stored record; `created` on insert only. */
+  readonly upsert: string;
 }
 
-function kindTable<T, Row extends pg.QueryResultRow>(
-  table: KindTable<T>['table'],
-  columns: string,
-  fromRow: (row: Row) => T,
-): KindTable<T> {
+function kindTable<K extends SyncKind>(codec: KindCodec<K>): KindTable<K> {
+  const columns = codec.columns.join(', ');
+  const draft = codec.draftColumns;
+  const stampAt = draft.length + 2;
+  const updates = draft.filter((name) => name !== 'id').map((name) => `${name} = EXCLUDED.${name}`);
   return {
-    table,
+    codec,
     async select(db, condition, params) {
-      // The row type is what the column list and the schema promise; pg does not check it.
-      const result = await db.query<Row>(`SELECT ${columns} FROM ${table} WHERE ${condition}`, [...params]);
-      return result.rows.map(fromRow);
+      const result = await db.query(`SELECT ${columns} FROM ${codec.table} WHERE ${condition}`, [...params]);
+      return result.rows.map((row: Readonly<Record<string, unknown>>) => codec.fromObject(row));
     },
+    // $1 is the account, then the draft's columns, then the stamp's `updated` (also `created`) and rev.
+    upsert: `INSERT INTO ${codec.table} (account_id, ${draft.join(', ')}, created, updated, rev)
+      VALUES (${['$1', ...draft.map((_name, index) => `$${index + 2}`), `$${stampAt}`, `$${stampAt}`, `$${stampAt + 1}`].join(', ')})
+      ON CONFLICT (account_id, id) DO UPDATE SET ${[...updates, 'updated = EXCLUDED.updated', 'rev = EXCLUDED.rev'].join(', ')}
+      RETURNING ${columns}`,
   };
 }
 
-export const KIND_TABLES: { readonly [K in SyncKind]: KindTable<RecordsByKind[K]> } = {
-  task: kindTable<RecordsByKind['task'], TaskRow>('tasks', TASK_COLUMNS, taskFromRow),
-  project: kindTable<RecordsByKind['project'], ProjectRow>('projects', PROJECT_COLUMNS, projectFromRow),
-  context: kindTable<RecordsByKind['context'], ContextRow>('contexts', CONTEXT_COLUMNS, contextFromRow),
+export const KIND_TABLES: { readonly [K in SyncKind]: KindTable<K> } = {
+  task: kindTable(kindCodec(KIND_STORAGE.task, POSTGRES_CODEC)),
+  project: kindTable(kindCodec(KIND_STORAGE.project, POSTGRES_CODEC)),
+  context: kindTable(kindCodec(KIND_STORAGE.context, POSTGRES_CODEC)),
 };

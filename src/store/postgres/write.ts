@@ -1,9 +1,10 @@
 import type pg from 'pg';
+import type { Micros } from '../../domain/time.js';
 import type { WriteTx } from '../store.js';
 import { NoSuchAccountError } from './errors.js';
 import { Lease } from './lease.js';
 import { numberFromBigint, type BigintText } from './values.js';
-import { PostgresWriteTx, type AccountHead } from './write-tx.js';
+import { PostgresWriteTx } from './write-tx.js';
 
 /**
  * Locks the account row for the rest of the transaction and reads its change counters. NO KEY
@@ -23,6 +24,7 @@ export async function writeForAccount<T>(
   pool: pg.Pool,
   accountId: number,
   work: (tx: WriteTx) => Promise<T>,
+  now: () => Micros,
 ): Promise<T> {
   const lease = await Lease.take(pool);
   let tx: PostgresWriteTx | undefined;
@@ -31,12 +33,12 @@ export async function writeForAccount<T>(
     const locked = await lease.client.query<{ rev: BigintText; last_updated: BigintText }>(LOCK_ACCOUNT, [accountId]);
     const row = locked.rows[0];
     if (row === undefined) throw new NoSuchAccountError(accountId);
-    const start: AccountHead = { rev: numberFromBigint(row.rev), lastUpdated: numberFromBigint(row.last_updated) };
-    tx = new PostgresWriteTx(lease.client, accountId, start);
+    const start = { rev: numberFromBigint(row.rev), updated: numberFromBigint(row.last_updated) };
+    tx = new PostgresWriteTx(lease.client, accountId, start, now);
     const result = await work(tx);
     tx.finish();
-    const end = tx.head;
-    if (end.rev !== start.rev) await lease.client.query(SAVE_HEAD, [accountId, end.rev, end.lastUpdated]);
+    const end = tx.changedHead;
+    if (end !== null) await lease.client.query(SAVE_HEAD, [accountId, end.rev, end.updated]);
     await lease.client.query('COMMIT');
     return result;
   } catch (error) {

@@ -4,7 +4,7 @@ import {
   type Account, type NewAccount, type NewToken, type SettingsPatch,
 } from '../../domain/account.js';
 import type { Micros } from '../../domain/time.js';
-import { UsernameTakenError } from '../store.js';
+import { UsernameTakenError } from '../../domain/errors.js';
 import { ACCOUNT_COLUMNS, accountFromRow, type AccountHeadRow, type AccountRow } from './account-rows.js';
 import type { SqliteDatabase } from './connection.js';
 import { isUniqueViolation } from './sqlite-errors.js';

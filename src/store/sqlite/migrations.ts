@@ -1,10 +1,7 @@
+import { pendingMigrations, type Migration } from '../schema-version.js';
+import { AUTH_SCHEMA } from './auth-schema.js';
 import type { SqliteDatabase } from './connection.js';
 
-interface Migration {
-  readonly version: number;
-  readonly name: string;
-  readonly sql: string;
-}
 
 /*
  * Times are integer microseconds since the epoch (Micros); booleans are 0/1; text is stored as
@@ -122,10 +119,22 @@ CREATE TABLE idempotency_answers (
 CREATE INDEX idempotency_answers_by_created ON idempotency_answers (account_id, created);
 `;
 
+/**
+ * Kept answers become kept outcomes: the records as domain data, the zone and the shape, rendered
+ * anew on a replay. Answers kept as response bytes by earlier releases are dropped: a retry that
+ * spans the upgrade is applied as a new request.
+ */
+const KEPT_OUTCOMES = `
+DELETE FROM idempotency_answers;
+ALTER TABLE idempotency_answers RENAME COLUMN answer TO outcome;
+`;
+
 /** Every schema version in order. Append only: a released migration is never edited. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: INITIAL_SCHEMA },
   { version: 2, name: 'idempotency answers', sql: IDEMPOTENCY_ANSWERS },
+  { version: 3, name: 'kept write outcomes', sql: KEPT_OUTCOMES },
+  { version: 4, name: 'sign-in, oauth and token management', sql: AUTH_SCHEMA },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `
@@ -149,17 +158,11 @@ export function applyMigrations(db: SqliteDatabase, now: number): readonly numbe
         .pluck()
         .all(),
     );
-    const newest = Math.max(0, ...applied);
-    const known = MIGRATIONS.at(-1)?.version ?? 0;
-    if (newest > known) {
-      throw new Error(`the database has schema version ${newest}, newer than this program knows (${known})`);
-    }
     const record = db.prepare<[number, string, number]>(
       'INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, ?)',
     );
     const done: number[] = [];
-    for (const migration of MIGRATIONS) {
-      if (applied.has(migration.version)) continue;
+    for (const migration of pendingMigrations(MIGRATIONS, applied)) {
       db.exec(migration.sql);
       record.run(migration.version, migration.name, now);
       done.push(migration.version);

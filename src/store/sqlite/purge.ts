@@ -1,4 +1,5 @@
 import type { Micros } from '../../domain/time.js';
+import { KIND_STORAGE } from '../kinds/records.js';
 import type { SqliteDatabase } from './connection.js';
 
 interface PurgedSummary {
@@ -7,7 +8,8 @@ interface PurgedSummary {
   readonly max_updated: number;
 }
 
-const TOMBSTONE_TABLES = ['tasks', 'projects', 'contexts'] as const;
+/** Every synced kind keeps tombstones. */
+const TOMBSTONE_TABLES = Object.values(KIND_STORAGE).map((storage) => storage.table);
 
 /** Removes old tombstones account by account, remembering how far each account was purged. */
 export class Purger {

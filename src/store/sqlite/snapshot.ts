@@ -1,12 +1,13 @@
 import type { Micros } from '../../domain/time.js';
-import { StoreUnavailableError, type ListQuery, type ListSnapshot, type RecordsByKind, type SyncKind } from '../store.js';
+import { StoreUnavailableError } from '../../domain/errors.js';
+import type { RecordsByKind, SyncKind } from '../../domain/sync.js';
+import { LIST_BATCH_SIZE } from '../limits.js';
+import type { ListQuery, ListSnapshot } from '../store.js';
 import { prepareListHead } from './account-reads.js';
 import type { AccountListHeadRow } from './account-rows.js';
 import { openReadConnection, type SqliteDatabase } from './connection.js';
-import { LISTER_FACTORIES, NO_LIMIT, prepareListers } from './record-readers.js';
+import { NO_LIMIT, prepareLister, prepareListers, type RecordLister } from './kind-statements.js';
 
-/** Records per `nextBatch`: large enough to amortize the calls, small enough to stream. */
-export const LIST_BATCH_SIZE = 500;
 
 /**
  * Opens list snapshots. An answer that fits in one batch is read at once on the shared read
@@ -17,7 +18,7 @@ export class Snapshots {
   readonly #begin;
   readonly #commit;
   readonly #listHead;
-  readonly #listers;
+  readonly #listers: { readonly [K in SyncKind]: RecordLister<RecordsByKind[K]> };
   /** Streaming snapshots still holding a connection, closed when the store closes. */
   readonly #streaming = new Set<StreamingSnapshot<unknown>>();
 
@@ -80,7 +81,7 @@ export class Snapshots {
       // later step of the record statement reads that same snapshot, whatever commits meanwhile.
       db.exec('BEGIN');
       const head = requireHead(prepareListHead(db)(accountId), accountId);
-      const records = LISTER_FACTORIES[kind](db).iterate(accountId, query, limit);
+      const records = prepareLister(db, kind).iterate(accountId, query, limit);
       const snapshot = new StreamingSnapshot(head, db, records, () => this.#streaming.delete(snapshot));
       this.#streaming.add(snapshot);
       return snapshot;
@@ -110,13 +111,18 @@ class BufferedSnapshot<T> implements ListSnapshot<T> {
     this.#records = records.length > 0 ? records : null;
   }
 
+  #closed = false;
+
   async nextBatch(): Promise<readonly T[] | null> {
+    // The same as a streaming snapshot: a read after close() is not the end of the answer.
+    if (this.#closed) throw new StoreUnavailableError(new Error('the list snapshot was closed'));
     const records = this.#records;
     this.#records = null;
     return records;
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     this.#records = null;
   }
 }

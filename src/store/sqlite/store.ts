@@ -1,19 +1,13 @@
 import type { Account, NewAccount, NewToken, SettingsPatch, TokenGrant } from '../../domain/account.js';
-import type { Micros } from '../../domain/time.js';
-import {
-  StoreUnavailableError,
-  type AccountHead,
-  type ListQuery,
-  type ListSnapshot,
-  type RecordsByKind,
-  type Store,
-  type SyncKind,
-  type WriteTx,
-} from '../store.js';
+import { StoreUnavailableError } from '../../domain/errors.js';
+import type { AccountHead, RecordsByKind, SyncKind } from '../../domain/sync.js';
+import { nowMicros, type Micros } from '../../domain/time.js';
+import type { ListQuery, ListSnapshot, Store, WriteTx } from '../store.js';
+import { SerialQueue } from '../queue.js';
 import { AccountReads, prepareListHead } from './account-reads.js';
 import { AccountWrites } from './account-writes.js';
-import { AnswerWrites } from './answers.js';
-import { nowMicros } from './clock.js';
+import { KeptOutcomes } from './kept-outcomes.js';
+import { SqliteAuthStore } from './auth-store.js';
 import {
   connectionSettings,
   openReadConnection,
@@ -24,13 +18,12 @@ import {
 } from './connection.js';
 import { applyMigrations } from './migrations.js';
 import { Purger } from './purge.js';
-import { prepareGetters, type RecordGetters } from './record-readers.js';
-import { RecordWrites } from './record-writes.js';
+import { prepareGetters, type RecordGetter } from './kind-statements.js';
+import { prepareRecordWrites, type RecordWrites } from './record-writes.js';
 import { Snapshots } from './snapshot.js';
 import { isBusy } from './sqlite-errors.js';
 import { GrantCache } from './grant-cache.js';
 import { GroupCommit } from './group-commit.js';
-import { SerialQueue } from './write-queue.js';
 import { SqliteWriteTx } from './write-tx.js';
 
 export interface SqliteStoreOptions {
@@ -38,6 +31,8 @@ export interface SqliteStoreOptions {
   readonly file: string;
   /** Default `FULL`: an answered write survives power loss. */
   readonly synchronous?: SynchronousMode;
+  /** The clock that stamps records; the wall clock unless a test sets another. */
+  readonly clock?: () => Micros;
 }
 
 export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
@@ -48,7 +43,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 interface WriteStatements {
   readonly accounts: AccountWrites;
   readonly records: RecordWrites;
-  readonly answers: AnswerWrites;
+  readonly kept: KeptOutcomes;
   readonly purger: Purger;
   readonly begin: { run(): unknown };
   readonly commit: { run(): unknown };
@@ -61,7 +56,7 @@ interface WriteStatements {
 /** What runs on the shared read connection, prepared on first use. */
 interface ReadStatements {
   readonly accounts: AccountReads;
-  readonly records: RecordGetters;
+  readonly records: { readonly [K in SyncKind]: RecordGetter<RecordsByKind[K]> };
   readonly snapshots: Snapshots;
   readonly listHead: ReturnType<typeof prepareListHead>;
   readonly grants: GrantCache;
@@ -73,6 +68,7 @@ interface ReadStatements {
  */
 export class SqliteStore implements Store {
   readonly engine = 'sqlite';
+  readonly auth: SqliteAuthStore;
   readonly #file: string;
   readonly #writer: SqliteDatabase;
   readonly #reader: SqliteDatabase;
@@ -93,12 +89,14 @@ export class SqliteStore implements Store {
     (flush) => this.#writeQueue.run(flush),
   );
   readonly #ping;
+  readonly #now: () => Micros;
   #writeStatements: WriteStatements | undefined;
   #readStatements: ReadStatements | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(options: SqliteStoreOptions) {
     this.#file = options.file;
+    this.#now = options.clock ?? nowMicros;
     // The writer first: it creates the file and turns on WAL, which the reader relies on.
     this.#writer = openWriteConnection(options.file, options.synchronous ?? 'FULL');
     try {
@@ -108,6 +106,7 @@ export class SqliteStore implements Store {
       this.#writer.close();
       throw error;
     }
+    this.auth = new SqliteAuthStore(this.#writer, (job) => this.#queueWrite(job));
   }
 
   /** How the write connection is set up (WAL, synchronous, ...), for diagnostics. */
@@ -118,7 +117,7 @@ export class SqliteStore implements Store {
 
   async migrate(): Promise<void> {
     // Not through #onWriter: the statements it prepares need the tables made here.
-    await this.#queueWrite(() => applyMigrations(this.#writer, nowMicros()));
+    await this.#queueWrite(() => applyMigrations(this.#writer, this.#now()));
   }
 
   async ping(): Promise<void> {
@@ -132,7 +131,7 @@ export class SqliteStore implements Store {
   }
 
   async createAccount(account: NewAccount): Promise<Account> {
-    return this.#onWriter((writes) => writes.accounts.createAccount(account, nowMicros()));
+    return this.#onWriter((writes) => writes.accounts.createAccount(account, this.#now()));
   }
 
   async findAccount(username: string): Promise<Account | undefined> {
@@ -148,11 +147,11 @@ export class SqliteStore implements Store {
   }
 
   async updateSettings(accountId: number, patch: SettingsPatch): Promise<Account> {
-    return this.#onWriter((writes) => writes.accounts.updateSettings(accountId, patch, nowMicros()));
+    return this.#onWriter((writes) => writes.accounts.updateSettings(accountId, patch, this.#now()));
   }
 
   async insertToken(token: NewToken): Promise<void> {
-    await this.#onWriter((writes) => writes.accounts.insertToken(token, nowMicros()));
+    await this.#onWriter((writes) => writes.accounts.insertToken(token, this.#now()));
   }
 
   async findToken(hash: string): Promise<TokenGrant | undefined> {
@@ -160,7 +159,7 @@ export class SqliteStore implements Store {
   }
 
   async revokeToken(hash: string): Promise<boolean> {
-    return this.#onWriter((writes) => writes.accounts.revokeToken(hash, nowMicros()));
+    return this.#onWriter((writes) => writes.accounts.revokeToken(hash, this.#now()));
   }
 
   /**
@@ -175,7 +174,7 @@ export class SqliteStore implements Store {
       const writes = this.#writes();
       const head = writes.accounts.head(accountId);
       if (head === undefined) throw new Error(`no account with id ${accountId}`);
-      const tx = new SqliteWriteTx(writes.records, writes.answers, accountId, head);
+      const tx = new SqliteWriteTx(writes.records, writes.kept, accountId, { rev: head.rev, updated: head.last_updated }, this.#now);
       try {
         const result = await work(tx);
         const last = tx.end();
@@ -217,11 +216,11 @@ export class SqliteStore implements Store {
     return purged;
   }
 
-  async forgetAnswers(createdBefore: Micros): Promise<number> {
+  async forgetKept(createdBefore: Micros): Promise<number> {
     const accountIds = await this.#onWriter((writes) => writes.accounts.allIds());
     let forgotten = 0;
     for (const accountId of accountIds) {
-      forgotten += await this.#onWriter((writes) => writes.answers.forget(accountId, createdBefore));
+      forgotten += await this.#onWriter((writes) => writes.kept.forget(accountId, createdBefore));
     }
     return forgotten;
   }
@@ -250,8 +249,8 @@ export class SqliteStore implements Store {
   #writes(): WriteStatements {
     this.#writeStatements ??= {
       accounts: new AccountWrites(this.#writer),
-      records: new RecordWrites(this.#writer),
-      answers: new AnswerWrites(this.#writer),
+      records: prepareRecordWrites(this.#writer),
+      kept: new KeptOutcomes(this.#writer),
       purger: new Purger(this.#writer),
       begin: this.#writer.prepare('BEGIN IMMEDIATE'),
       commit: this.#writer.prepare('COMMIT'),

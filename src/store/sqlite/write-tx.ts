@@ -1,12 +1,10 @@
-import type { Context, ContextDraft, LabelKind, Project, ProjectDraft } from '../../domain/label.js';
-import type { Task, TaskDraft } from '../../domain/task.js';
-import { nextUpdated } from '../../domain/time.js';
-import type { StoredAnswer, WriteTx } from '../store.js';
-import type { AccountHeadRow } from './account-rows.js';
-import type { AnswerWrites } from './answers.js';
-import { nowMicros } from './clock.js';
+import type { Micros } from '../../domain/time.js';
+import type { DraftsByKind, NamedKind, RecordsByKind, SyncKind, WriteOutcome } from '../../domain/sync.js';
+import type { Task } from '../../domain/task.js';
+import { Stamper, type Stamp } from '../stamp.js';
+import type { KeptOutcome, WriteTx } from '../store.js';
+import type { KeptOutcomes } from './kept-outcomes.js';
 import type { RecordWrites } from './record-writes.js';
-import type { Stamp } from './rows.js';
 
 /**
  * One write transaction of one account on the write connection. It reads the account's change
@@ -15,69 +13,50 @@ import type { Stamp } from './rows.js';
  */
 export class SqliteWriteTx implements WriteTx {
   #open = true;
-  #last: Stamp;
-  #changed = false;
+  readonly #stamper: Stamper;
 
   constructor(
     private readonly records: RecordWrites,
-    private readonly answers: AnswerWrites,
+    private readonly kept: KeptOutcomes,
     private readonly accountId: number,
-    head: AccountHeadRow,
+    head: Stamp,
+    private readonly now: () => Micros,
   ) {
-    this.#last = { rev: head.rev, updated: head.last_updated };
+    this.#stamper = new Stamper(head, now);
   }
 
-  async getTask(id: string): Promise<Task | undefined> {
+  async get<K extends SyncKind>(kind: K, id: string): Promise<RecordsByKind[K] | undefined> {
     this.#assertOpen();
-    return this.records.getters.task.get(this.accountId, id);
+    return this.records.kinds[kind].get.get(this.accountId, id);
   }
 
-  async putTask(draft: TaskDraft): Promise<Task> {
-    return this.#put((stamp) => this.records.putTask(this.accountId, draft, stamp));
-  }
-
-  async getProject(id: string): Promise<Project | undefined> {
+  async put<K extends SyncKind>(kind: K, draft: DraftsByKind[K]): Promise<RecordsByKind[K]> {
     this.#assertOpen();
-    return this.records.getters.project.get(this.accountId, id);
+    const stamp = this.#stamper.peek();
+    const record = this.records.kinds[kind].put(this.accountId, draft, stamp);
+    this.#stamper.taken(stamp);
+    return record;
   }
 
-  async findProjectByName(name: string): Promise<Project | undefined> {
+  async findLive<K extends NamedKind>(kind: K, name: string): Promise<RecordsByKind[K] | undefined> {
     this.#assertOpen();
-    return this.records.liveProjectByName(this.accountId, name);
+    return this.records.labels.findLive(kind, this.accountId, name);
   }
 
-  async putProject(draft: ProjectDraft): Promise<Project> {
-    return this.#put((stamp) => this.records.putProject(this.accountId, draft, stamp));
-  }
-
-  async getContext(id: string): Promise<Context | undefined> {
+  async withLabel(kind: NamedKind, id: string): Promise<readonly Task[]> {
     this.#assertOpen();
-    return this.records.getters.context.get(this.accountId, id);
+    return this.records.labels.withLabel(kind, this.accountId, id);
   }
 
-  async findContextByName(name: string): Promise<Context | undefined> {
+  async findKept(key: string): Promise<KeptOutcome | undefined> {
     this.#assertOpen();
-    return this.records.liveContextByName(this.accountId, name);
-  }
-
-  async putContext(draft: ContextDraft): Promise<Context> {
-    return this.#put((stamp) => this.records.putContext(this.accountId, draft, stamp));
-  }
-
-  async tasksWithLabel(kind: LabelKind, id: string): Promise<readonly Task[]> {
-    this.#assertOpen();
-    return this.records.liveTasksWithLabel(this.accountId, kind, id);
-  }
-
-  async findAnswer(key: string): Promise<StoredAnswer | undefined> {
-    this.#assertOpen();
-    return this.answers.find(this.accountId, key);
+    return this.kept.find(this.accountId, key);
   }
 
   /** Not a change of the account's data: takes no rev. */
-  async saveAnswer(key: string, requestHash: string, answer: string): Promise<void> {
+  async keep(key: string, requestHash: string, outcome: WriteOutcome): Promise<void> {
     this.#assertOpen();
-    this.answers.save(this.accountId, key, requestHash, answer, nowMicros());
+    this.kept.save(this.accountId, key, requestHash, outcome, this.now());
   }
 
   /**
@@ -86,17 +65,7 @@ export class SqliteWriteTx implements WriteTx {
    */
   end(): Stamp | null {
     this.#open = false;
-    return this.#changed ? this.#last : null;
-  }
-
-  /** Stamps one record with the account's next rev and updated; a failed write takes neither. */
-  #put<R>(write: (stamp: Stamp) => R): R {
-    this.#assertOpen();
-    const stamp = { rev: this.#last.rev + 1, updated: nextUpdated(this.#last.updated, nowMicros()) };
-    const record = write(stamp);
-    this.#last = stamp;
-    this.#changed = true;
-    return record;
+    return this.#stamper.changedHead;
   }
 
   #assertOpen(): void {

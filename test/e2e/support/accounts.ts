@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { expect } from 'vitest';
+import { SQLITE_FILE_NAME } from '../../../src/store/open.js';
 import { runCli } from './processes.js';
 
 /** Where admin commands find the store: the data folder, and a database URL for PostgreSQL. */
@@ -16,8 +19,25 @@ export function storeFlags(store: StoreArgs): string[] {
 /** A token as `token create` prints it: URL-safe base64 of at least 128 bits, alone on a line. */
 export const TOKEN_OUTPUT = /^([A-Za-z0-9_-]{22,})\n$/;
 
+/** Databases this test process made a store in with `migrate`. */
+const migratedDatabases = new Set<string>();
+
+/**
+ * Makes the store with `task-service migrate` when there is none yet (a new data folder or
+ * database): only serve and migrate make one, the other admin commands refuse to.
+ */
+export async function prepareStore(store: StoreArgs): Promise<void> {
+  if (store.databaseUrl === undefined ? existsSync(path.join(store.dataDir, SQLITE_FILE_NAME)) : migratedDatabases.has(store.databaseUrl)) {
+    return;
+  }
+  const result = await runCli(['migrate', ...storeFlags(store)]);
+  expect(result.code, result.stderr).toBe(0);
+  if (store.databaseUrl !== undefined) migratedDatabases.add(store.databaseUrl);
+}
+
 /** `task-service user add <username> [--timezone ZONE]`, which must succeed. */
 export async function addUser(store: StoreArgs, username: string, extra: readonly string[] = []): Promise<void> {
+  await prepareStore(store);
   const result = await runCli(['user', 'add', username, ...extra, ...storeFlags(store)]);
   expect(result.code, result.stderr).toBe(0);
 }

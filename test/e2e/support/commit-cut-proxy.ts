@@ -39,7 +39,11 @@ export class CommitCutProxy {
     return this.listenPort;
   }
 
-  /** Loses the acknowledgement of the next COMMIT; resolves when that connection has been cut. */
+  /**
+   * Loses the acknowledgement of the next COMMIT; resolves when that connection has been cut and
+   * the database has closed its side, which it does only after running the COMMIT (on a busy
+   * machine that comes a while after the cut, and a query before it would not see the commit).
+   */
   cutAfterNextCommit(): Promise<void> {
     return new Promise((resolve) => (this.armed = resolve));
   }
@@ -76,9 +80,9 @@ export class CommitCutProxy {
       // client's side is cut at once, and the server's answer is read and dropped.
       upstream.unpipe(client);
       upstream.resume();
+      upstream.once('close', () => cut());
       upstream.end(chunk);
       client.destroy();
-      cut();
     });
     upstream.on('drain', () => client.resume());
     upstream.pipe(client);

@@ -94,11 +94,17 @@ function childEnv(extra: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
 }
 
 /** `node <args>`, tracked so `cleanUpProcesses` ends it. */
-function spawnNode(args: readonly string[], cwd: string, env: Readonly<Record<string, string>>): ChildProcess {
+function spawnNode(
+  args: readonly string[],
+  cwd: string,
+  env: Readonly<Record<string, string>>,
+  user?: { readonly uid: number; readonly gid: number },
+): ChildProcess {
   const child = spawn(process.execPath, [...args], {
     cwd,
     env: childEnv(env),
     stdio: ['pipe', 'pipe', 'pipe'],
+    ...(user ?? {}),
   });
   // A command that exits before reading its standard input makes writing to it fail (EPIPE);
   // its exit code and output tell what happened.
@@ -136,6 +142,8 @@ export interface CliOptions {
   readonly cwd?: string;
   readonly env?: Readonly<Record<string, string>>;
   readonly timeoutMs?: number;
+  /** Run as this user and group (the test runs as root: to meet file permissions as others do). */
+  readonly user?: { readonly uid: number; readonly gid: number };
 }
 
 /** Runs one admin command to its end: `task-service <args>`. */
@@ -146,7 +154,7 @@ export async function runCli(args: readonly string[], options: CliOptions = {}):
 
 /** Runs `node <args>` to its end. */
 export async function runNode(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
-  const child = spawnNode(args, options.cwd ?? REPO_ROOT, options.env ?? {});
+  const child = spawnNode(args, options.cwd ?? REPO_ROOT, options.env ?? {}, options.user);
   let stdout = '';
   let stderr = '';
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -73,9 +73,9 @@ export function invalidParameter(field: string): RegExp {
   return new RegExp(`^invalid parameter: ${escapeRegExp(field)}( \\(.+\\))?$`);
 }
 
-/** `parameter is not supported: <name>`, optionally followed by a short reason in parentheses. */
+/** `parameter is not supported: <name>`, exactly: nothing follows the name (API.md section 6). */
 export function unsupportedParameter(name: string): RegExp {
-  return new RegExp(`^parameter is not supported: ${escapeRegExp(name)}( \\(.+\\))?$`);
+  return new RegExp(`^parameter is not supported: ${escapeRegExp(name)}$`);
 }
 
 /** E004 naming `field`, with the echo of the request. */

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import Database from 'better-sqlite3';
+import { z } from 'zod';
 import { decodeCursor, encodeCursor } from '../../../src/http/wire/cursor.js';
 import { SQLITE_FILE_NAME } from '../../../src/store/open.js';
 import { newAccount } from '../../e2e/support/accounts.js';
@@ -38,6 +39,11 @@ export interface CrashFigures {
   recordsCompared: number;
   /** Requests the kill cut off, whose outcome the client cannot know. */
   unknownOutcomes: number;
+  /**
+   * Requests the server refused with E503 (the load shedder, as designed on a busy machine):
+   * nothing of them is stored, which the check after the restart holds it to.
+   */
+  refusals: number;
   /** Of those task writes, the ones found committed after the restart (the rest never were). */
   unknownFoundCommitted: number;
   /** Array POSTs cut by a kill, checked to have committed whole or not at all. */
@@ -95,6 +101,43 @@ interface Cycle {
 
 function isTransportFailure(error: unknown): boolean {
   return error instanceof Error;
+}
+
+/**
+ * Whether an answer is the designed refusal of an overloaded server: 503, the contract's E503
+ * body and a Retry-After. Anything else that is not a 200 is a fault.
+ */
+export function isDesignedRefusal(response: HttpResponse): boolean {
+  if (response.status !== 503 || response.headers['retry-after'] === undefined) return false;
+  const parsed = refusalSchema.safeParse(parseJson(response.text));
+  return parsed.success;
+}
+
+const refusalSchema = z.object({ retcode: z.literal('E503'), retmsg: z.string() });
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A moment's wait after a refusal, as its Retry-After asks of a client (kept short: the kill comes soon). */
+function backOff(random: Random): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, random.int(20, 100)));
+}
+
+/**
+ * A read the verification needs: refused reads (E503, the server still warming up on a busy
+ * machine) are asked again, up to a limit, as a client would.
+ */
+async function readWithRetry(client: KeepAliveClient, path: string, token: string): Promise<HttpResponse> {
+  for (let attempt = 1; ; attempt += 1) {
+    const response = await client.request({ path, headers: oauth(token) });
+    if (!isDesignedRefusal(response) || attempt === 50) return response;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** The list of `/v1/tasks` answers, or a description of what was wrong with the answer. */
@@ -192,6 +235,12 @@ async function writer(
       account.pending.get(id)?.delete(title);
       if (account.pending.get(id)?.size === 0) account.pending.delete(id);
     }
+    if (isDesignedRefusal(response)) {
+      // Refused before any work: none of these writes is stored (the next check holds it to that).
+      figures.refusals += 1;
+      await backOff(random);
+      continue;
+    }
     if (response.status !== 200) {
       figures.anomalies.push(`${account.name}: write answered ${response.status}: ${response.text.slice(0, 300)}`);
       continue;
@@ -220,6 +269,11 @@ async function syncer(account: AccountState, client: KeepAliveClient, cycle: Cyc
       if (!isTransportFailure(error)) throw error;
       return;
     }
+    if (isDesignedRefusal(response)) {
+      figures.refusals += 1;
+      await backOff(cycle.random);
+      continue;
+    }
     const list = readList(response);
     if (typeof list === 'string') {
       figures.anomalies.push(`${account.name}: sync ${list}`);
@@ -239,7 +293,7 @@ async function syncer(account: AccountState, client: KeepAliveClient, cycle: Cyc
 
 /** Every task of the account, deleted ones included, in one answer. */
 async function fullState(client: KeepAliveClient, account: AccountState): Promise<WireTask[]> {
-  const response = await client.request({ path: `/v1/tasks?cursor=${encodeCursor(0)}`, headers: oauth(account.token) });
+  const response = await readWithRetry(client, `/v1/tasks?cursor=${encodeCursor(0)}`, account.token);
   const list = readList(response);
   if (typeof list === 'string') throw new Error(`${account.name}: full listing ${list}`);
   return list.entries;
@@ -255,10 +309,11 @@ async function continueFrom(
   const entries: WireTask[] = [];
   let at = cursor;
   for (;;) {
-    const response = await client.request({
-      path: `/v1/tasks?cursor=${encodeURIComponent(at)}&limit=${random.int(1, 300)}`,
-      headers: oauth(account.token),
-    });
+    const response = await readWithRetry(
+      client,
+      `/v1/tasks?cursor=${encodeURIComponent(at)}&limit=${random.int(1, 300)}`,
+      account.token,
+    );
     const list = readList(response);
     if (typeof list === 'string') throw new Error(`${account.name}: continuing ${cursor}: ${list}`);
     entries.push(...list.entries);
@@ -387,6 +442,7 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashFigure
     writesChecked: 0,
     recordsCompared: 0,
     unknownOutcomes: 0,
+    refusals: 0,
     unknownFoundCommitted: 0,
     cutArraysChecked: 0,
     cursorsContinued: 0,

@@ -1,0 +1,224 @@
+/**
+ * The terminal client, on the SDK: `login`, `add`, `ls`, `done` and `sync`, in the same
+ * `task-service` command as the admin commands. People get lines of text, scripts `--json`.
+ */
+import { parseArgs } from 'node:util';
+import {
+  calendarDateIn,
+  parseQuickAdd,
+  quickAddTask,
+  TaskServiceClient,
+  TaskServiceError,
+  type Task,
+} from '../../client/index.js';
+import { configDir, CREDENTIALS_FILE, readJsonFile, writeJsonFile } from './files.js';
+import { plain, taskLine } from './format.js';
+import { syncLocalCopy } from './local-copy.js';
+import { CLIENT_USAGE } from './usage.js';
+
+/** A mistake in how the client was called, or a state it cannot work in (not logged in). */
+export class ClientUsageError extends Error {
+  override name = 'ClientUsageError';
+}
+
+/** Where a command reads and prints. */
+export interface Output {
+  out(line: string): void;
+  json(value: unknown): void;
+  /** Standard input, whole (for `--token -`). */
+  readInput(): Promise<string>;
+}
+
+const BOXES = {
+  inbox: (task: Task) => isOpen(task) && task.attribute === 'inbox',
+  next: (task: Task) => isOpen(task) && task.attribute === 'next',
+  scheduled: (task: Task) => isOpen(task) && task.attribute === 'plan',
+  someday: (task: Task) => isOpen(task) && task.attribute === 'noplan',
+  waiting: (task: Task) => isOpen(task) && task.attribute === 'waiting',
+  completed: (task: Task) => task.completed !== null && task.trashed === null,
+} as const;
+
+type Box = keyof typeof BOXES;
+
+function isBox(word: string): word is Box {
+  return Object.hasOwn(BOXES, word);
+}
+
+function isOpen(task: Task): boolean {
+  return task.completed === null && task.trashed === null && task.deleted === null;
+}
+
+interface Credentials {
+  readonly url: string;
+  readonly token: string;
+}
+
+async function readCredentials(dir: string): Promise<Credentials> {
+  const stored = await readJsonFile(dir, CREDENTIALS_FILE);
+  if (
+    typeof stored === 'object' &&
+    stored !== null &&
+    'url' in stored &&
+    typeof stored.url === 'string' &&
+    'token' in stored &&
+    typeof stored.token === 'string'
+  ) {
+    return { url: stored.url, token: stored.token };
+  }
+  throw new ClientUsageError('not logged in: run "task-service login <url> --token <token>" first');
+}
+
+function serviceUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ClientUsageError(`not a URL: ${text}`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ClientUsageError(`not an http(s) URL: ${text}`);
+  return url.origin + url.pathname.replace(/\/$/, '');
+}
+
+async function login(url: string, token: string, dir: string, output: Output, asJson: boolean): Promise<void> {
+  const client = new TaskServiceClient({ baseUrl: url, token, retry: { retries: 1 } });
+  const settings = await client.settings();
+  await writeJsonFile(dir, CREDENTIALS_FILE, { url, token });
+  if (asJson) output.json({ url, username: settings.username, timezone: settings.timezone });
+  else output.out(plain(`logged in to ${url} as ${settings.username} (${settings.timezone})`));
+}
+
+/** Tasks matching `--project` and `--context` (names compared case-insensitively; a leading # or @ is optional). */
+function labelFilter(project: string | undefined, context: string | undefined): (task: Task) => boolean {
+  const same = (name: string | null, wanted: string | undefined, mark: string): boolean =>
+    wanted === undefined || (name !== null && name.toLowerCase() === wanted.replace(new RegExp(`^\\${mark}`), '').toLowerCase());
+  return (task) => same(task.project, project, '#') && same(task.context, context, '@');
+}
+
+function byStartThenRev(a: Task, b: Task): number {
+  return (a.start_at?.getTime() ?? Infinity) - (b.start_at?.getTime() ?? Infinity) || a.rev - b.rev;
+}
+
+function byCompletedNewestFirst(a: Task, b: Task): number {
+  return (b.completed?.getTime() ?? 0) - (a.completed?.getTime() ?? 0);
+}
+
+/** The open task an id or a title prefix names: exactly one, or a clear error. */
+function pickTask(tasks: readonly Task[], wanted: string): Task {
+  const open = tasks.filter(isOpen);
+  const byId = open.find((task) => task.id === wanted);
+  if (byId !== undefined) return byId;
+  const prefix = wanted.toLowerCase();
+  const matches = open.filter((task) => task.title.toLowerCase().startsWith(prefix));
+  if (matches.length === 1 && matches[0] !== undefined) return matches[0];
+  if (matches.length === 0) throw new ClientUsageError(plain(`no open task has the id or a title starting with "${wanted}"`));
+  throw new ClientUsageError(
+    plain(`"${wanted}" names ${matches.length} open tasks; give more of the title or the id:\n${matches.map((task) => `  ${task.id}  ${task.title}`).join('\n')}`),
+  );
+}
+
+/** Runs one client command; throws ClientUsageError or the SDK's errors for the caller to show. */
+export async function runClientCommand(argv: readonly string[], env: NodeJS.ProcessEnv, output: Output): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      token: { type: 'string' },
+      project: { type: 'string' },
+      context: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const [command, ...rest] = positionals;
+  const dir = configDir(env);
+  const asJson = values.json;
+  if (command === 'login') {
+    const [url] = rest;
+    if (url === undefined || rest.length > 1 || values.token === undefined || values.token === '') {
+      throw new ClientUsageError('usage: task-service login <url> --token <token>');
+    }
+    // `--token -` reads it from standard input, keeping it out of the shell history and `ps`.
+    const token = values.token === '-' ? (await output.readInput()).trim() : values.token;
+    if (token === '') throw new ClientUsageError('the token read from standard input is empty');
+    await login(serviceUrl(url), token, dir, output, asJson);
+    return;
+  }
+  const credentials = await readCredentials(dir);
+  const client = new TaskServiceClient({ baseUrl: credentials.url, token: credentials.token });
+  switch (command) {
+    case 'add': {
+      const text = rest.join(' ');
+      const parsed = parseQuickAdd(text);
+      if (parsed.title.trim() === '') throw new ClientUsageError('usage: task-service add "<title and tokens>" (the title is empty)');
+      const zone = (await client.settings()).timezone;
+      const task = await client.tasks.save(quickAddTask(parsed, calendarDateIn(new Date(), zone)));
+      if (asJson) output.json(task);
+      else output.out(`added ${taskLine(task, zone)}`);
+      return;
+    }
+    case 'ls': {
+      const [boxName] = rest;
+      if (rest.length > 1 || (boxName !== undefined && !isBox(boxName))) {
+        throw new ClientUsageError('usage: task-service ls [inbox|next|scheduled|someday|waiting|completed] [--project P] [--context C]');
+      }
+      const zone = (await client.settings()).timezone;
+      const inBox = boxName === undefined ? isOpen : BOXES[boxName];
+      const labels = labelFilter(values.project, values.context);
+      const tasks = (await client.tasks.all())
+        .filter((task) => inBox(task) && labels(task))
+        .sort(boxName === 'completed' ? byCompletedNewestFirst : byStartThenRev);
+      if (asJson) output.json(tasks);
+      else for (const task of tasks) output.out(taskLine(task, zone));
+      return;
+    }
+    case 'done': {
+      const wanted = rest.join(' ');
+      if (wanted === '') throw new ClientUsageError('usage: task-service done <id|title prefix>');
+      const zone = (await client.settings()).timezone;
+      const task = pickTask(await client.tasks.all(), wanted);
+      const saved = await client.tasks.save({ id: task.id, completed: new Date(), if_rev: task.rev });
+      if (asJson) output.json(saved);
+      else if (saved.completed === null && saved.start_at !== null) output.out(plain(`repeats: ${saved.title} next on ${calendarDateIn(saved.start_at, zone)}`));
+      else output.out(`done ${taskLine(saved, zone)}`);
+      return;
+    }
+    case 'sync': {
+      if (rest.length > 0) throw new ClientUsageError('usage: task-service sync');
+      const report = await syncLocalCopy(client, dir, credentials.url);
+      if (asJson) {
+        output.json(report);
+        return;
+      }
+      if (report.restarted) output.out('the saved cursor had expired: listed everything again');
+      for (const task of report.added) output.out(plain(`+ ${task.title}`));
+      for (const task of report.changed) output.out(plain(`~ ${task.title}`));
+      for (const task of report.removed) output.out(plain(`- ${task.title}`));
+      output.out(
+        report.added.length + report.changed.length + report.removed.length === 0
+          ? `up to date: ${report.total} tasks`
+          : `${report.added.length} added, ${report.changed.length} changed, ${report.removed.length} removed: ${report.total} tasks`,
+      );
+      return;
+    }
+    default:
+      throw new ClientUsageError(CLIENT_USAGE.trim());
+  }
+}
+
+/** The exit code and message for a failure of a client command. */
+export function clientFailure(error: unknown): { code: number; message: string } | undefined {
+  if (error instanceof ClientUsageError) return { code: 2, message: error.message };
+  if (error instanceof TaskServiceError) {
+    const hint = error.retcode === 'E401' ? ' (the token was refused: log in again)' : '';
+    return { code: 1, message: plain(`${error.message}${hint}`) };
+  }
+  if (error instanceof TypeError && error.message === 'fetch failed') {
+    // fetch says only "fetch failed"; the cause says why (refused, a certificate not trusted, …).
+    const cause = error.cause instanceof Error ? `: ${'code' in error.cause ? String(error.cause.code) : error.cause.message}` : '';
+    return { code: 1, message: `the service could not be reached${cause}` };
+  }
+  if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('ERR_PARSE_ARGS')) {
+    return { code: 2, message: error.message };
+  }
+  return undefined;
+}

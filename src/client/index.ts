@@ -1,0 +1,179 @@
+/**
+ * The Task Service SDK (`task-service/client`): typed calls for tasks, projects, contexts and
+ * settings over fetch. It absorbs the interface's traps once: strings arrive HTML-escaped and are
+ * unescaped here, date-times arrive in the account's zone and become Dates, a sync follows
+ * `has_more` and starts over on E008, and writes carry an Idempotency-Key so they are retried
+ * safely on E503, E502 or a lost connection. It imports nothing of the server at run time.
+ */
+import { formatWireDate } from './dates.js';
+import { TaskServiceError } from './errors.js';
+import {
+  DATE_FIELDS,
+  DATE_FIELDS_OF,
+  decodeRecord,
+  encodeWrite,
+  type RecordOf,
+  type Settings,
+  type SettingsWrite,
+  type SyncKind,
+  type WriteOf,
+} from './records.js';
+import { syncPages, type SyncPage } from './sync.js';
+import { Transport, type TransportOptions } from './transport.js';
+
+export { TaskServiceError } from './errors.js';
+export { calendarDateIn, formatWireDate, parseWireDate } from './dates.js';
+export { unescapeHtml } from './escape.js';
+export { parseQuickAdd, quickAddTask, type QuickAdd, type QuickAddToken } from './quick-add.js';
+export type { Context, ContextWrite, DateInput, Project, ProjectWrite, Settings, SettingsWrite, SyncKind, Task, TaskWrite } from './records.js';
+export type { SyncPage } from './sync.js';
+export type { Fetch, RetryListener, RetryPolicy } from './transport.js';
+
+export interface ClientOptions extends TransportOptions {
+  /**
+   * The zone Dates are written in on the way out (any zone is read right by the service; the
+   * account's own keeps the wall clock the user sees). Default: the account's, once settings
+   * were read, else UTC.
+   */
+  readonly timeZone?: string;
+}
+
+/** A page of a listing as the service answers it, records decoded. */
+export interface ListPage<T> {
+  readonly entries: readonly T[];
+  readonly cursor: string;
+  readonly has_more: boolean;
+}
+
+export interface ListOptions {
+  readonly cursor?: string;
+  /** Records changed strictly after this moment (deleted ones included). */
+  readonly updatedAfter?: Date | string;
+  readonly limit?: number;
+}
+
+function newIdempotencyKey(): string {
+  return globalThis.crypto.randomUUID();
+}
+
+/** The calls of one synced resource: `client.tasks`, `client.projects`, `client.contexts`. */
+export class Records<K extends SyncKind> {
+  constructor(
+    private readonly client: TaskServiceClient,
+    private readonly kind: K,
+  ) {}
+
+  private decode(wire: unknown): RecordOf[K] {
+    return decodeRecord<RecordOf[K]>(wire, DATE_FIELDS_OF[this.kind]);
+  }
+
+  /** One page of the listing (all records without a limit). */
+  async list(options: ListOptions = {}): Promise<ListPage<RecordOf[K]>> {
+    const updatedAfter = options.updatedAfter instanceof Date ? formatWireDate(options.updatedAfter, this.client.timeZone) : options.updatedAfter;
+    const answer = await this.client.transport.send({
+      method: 'GET',
+      path: `v1/${this.kind}`,
+      query: { cursor: options.cursor, updated_after: updatedAfter, limit: options.limit },
+    });
+    const page = listPageOf(answer);
+    return { entries: page.entries.map((entry) => this.decode(entry)), cursor: page.cursor, has_more: page.has_more };
+  }
+
+  /** Every live record (a full listing, deleted ones left out), page after page. */
+  async all(pageSize?: number): Promise<RecordOf[K][]> {
+    const records: RecordOf[K][] = [];
+    for await (const page of this.client.sync(this.kind, undefined, pageSize)) records.push(...page.entries);
+    return records;
+  }
+
+  /** One record, deleted ones included; E007 when there is none. */
+  async get(id: string): Promise<RecordOf[K]> {
+    return this.decode(await this.client.transport.send({ method: 'GET', path: `v1/${this.kind}/${encodeURIComponent(id)}` }));
+  }
+
+  /** Creates or updates one record (only the fields given change); retried safely. */
+  async save(write: WriteOf[K]): Promise<RecordOf[K]> {
+    return this.decode(await this.client.post(`v1/${this.kind}`, encodeWrite(write, this.client.timeZone)));
+  }
+
+  /** Creates or updates several in one transaction (all or nothing), in order; retried safely. */
+  async saveMany(writes: readonly WriteOf[K][]): Promise<RecordOf[K][]> {
+    const answer = await this.client.post(
+      `v1/${this.kind}`,
+      writes.map((write) => encodeWrite(write, this.client.timeZone)),
+    );
+    return entriesOf(answer).map((entry) => this.decode(entry));
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function entriesOf(answer: unknown): unknown[] {
+  const entries = isRecord(answer) ? answer['entries'] : undefined;
+  if (!Array.isArray(entries)) throw new TypeError('the service answered without entries');
+  return entries;
+}
+
+function listPageOf(answer: unknown): { entries: unknown[]; cursor: string; has_more: boolean } {
+  const entries = entriesOf(answer);
+  const cursor = isRecord(answer) ? answer['cursor'] : undefined;
+  const hasMore = isRecord(answer) ? answer['has_more'] : undefined;
+  if (typeof cursor !== 'string' || typeof hasMore !== 'boolean') throw new TypeError('the service answered a listing without cursor');
+  return { entries, cursor, has_more: hasMore };
+}
+
+export class TaskServiceClient {
+  /** @internal */
+  readonly transport: Transport;
+  private zone: string | undefined;
+
+  readonly tasks = new Records(this, 'tasks');
+  readonly projects = new Records(this, 'projects');
+  readonly contexts = new Records(this, 'contexts');
+
+  constructor(private readonly options: ClientOptions) {
+    this.transport = new Transport(options);
+    this.zone = options.timeZone;
+  }
+
+  /** The zone Dates are written in. */
+  get timeZone(): string {
+    return this.zone ?? 'UTC';
+  }
+
+  /** @internal A keyed POST: one Idempotency-Key for every attempt of this write. */
+  post(path: string, body: unknown): Promise<unknown> {
+    return this.transport.send({ method: 'POST', path, body, idempotencyKey: newIdempotencyKey() });
+  }
+
+  /** The account's settings; its zone becomes the one Dates are written in, unless one was given. */
+  async settings(): Promise<Settings> {
+    return this.remember(decodeRecord<Settings>(await this.transport.send({ method: 'GET', path: 'v1/settings' }), DATE_FIELDS.settings));
+  }
+
+  async updateSettings(write: SettingsWrite): Promise<Settings> {
+    return this.remember(decodeRecord<Settings>(await this.post('v1/settings', encodeWrite(write, this.timeZone)), DATE_FIELDS.settings));
+  }
+
+  private remember(settings: Settings): Settings {
+    if (this.options.timeZone === undefined) this.zone = settings.timezone;
+    return settings;
+  }
+
+  /**
+   * The changes since `cursor` (everything when undefined), page by page until `has_more` is
+   * false; keep the last page's cursor for the next sync. On E008 it starts over with a full
+   * listing, whose first page says `restarted`.
+   */
+  sync<K extends SyncKind>(kind: K, cursor?: string, pageSize?: number): AsyncGenerator<SyncPage<RecordOf[K]>> {
+    const records = new Records(this, kind);
+    return syncPages((from, limit) => records.list({ ...(from === undefined ? {} : { cursor: from }), ...(limit === undefined ? {} : { limit }) }), cursor, pageSize);
+  }
+}
+
+/** Whether an error is the service's answer with this retcode. */
+export function isRetcode(error: unknown, retcode: string): error is TaskServiceError {
+  return error instanceof TaskServiceError && error.retcode === retcode;
+}

@@ -1,0 +1,229 @@
+/**
+ * Every command and flag of `task-service`, described once: config.ts parses with this table and
+ * the help is printed from it, so what the help says is what the parser accepts.
+ */
+
+export interface FlagSpec {
+  readonly kind: 'string' | 'boolean';
+  /** What the value is, as the help shows it (`--port PORT`); string flags only. */
+  readonly placeholder?: string;
+  readonly description: string;
+  /** The value when neither the flag nor its environment variable is given, as the help shows it. */
+  readonly defaultText?: string;
+  /** Environment variables that give the same setting, the first one preferred. */
+  readonly env?: readonly string[];
+}
+
+export const FLAGS = {
+  host: {
+    kind: 'string',
+    placeholder: 'ADDRESS',
+    description: 'address to listen on; 0.0.0.0 (or ::) for every network interface',
+    defaultText: '127.0.0.1',
+    env: ['TASK_SERVICE_HOST'],
+  },
+  port: { kind: 'string', placeholder: 'PORT', description: 'TCP port to listen on', defaultText: '8443', env: ['TASK_SERVICE_PORT'] },
+  'data-dir': {
+    kind: 'string',
+    placeholder: 'DIR',
+    description: 'folder of the SQLite store and the self-signed certificate',
+    defaultText: './data',
+    env: ['TASK_SERVICE_DATA_DIR'],
+  },
+  'database-url': {
+    kind: 'string',
+    placeholder: 'URL',
+    description: 'use this PostgreSQL database (postgres://user@host/db) instead of SQLite',
+    env: ['TASK_SERVICE_DATABASE_URL', 'DATABASE_URL'],
+  },
+  http: {
+    kind: 'boolean',
+    description: 'serve plain HTTP (behind a proxy that terminates TLS) instead of HTTPS',
+    env: ['TASK_SERVICE_HTTP'],
+  },
+  'tls-cert': {
+    kind: 'string',
+    placeholder: 'FILE',
+    description: 'PEM certificate (chain) to serve; goes with --tls-key',
+    defaultText: 'a self-signed one made in the data folder',
+    env: ['TASK_SERVICE_TLS_CERT'],
+  },
+  'tls-key': {
+    kind: 'string',
+    placeholder: 'FILE',
+    description: 'PEM private key of --tls-cert',
+    env: ['TASK_SERVICE_TLS_KEY'],
+  },
+  maintenance: {
+    kind: 'boolean',
+    description: 'answer every /v1 request with E502 (the service is being upgraded)',
+    env: ['TASK_SERVICE_MAINTENANCE'],
+  },
+  retention: {
+    kind: 'string',
+    placeholder: 'DAYS',
+    description: 'days deleted records are kept for syncing clients before they are purged',
+    defaultText: '180',
+    env: ['TASK_SERVICE_RETENTION'],
+  },
+  'log-level': {
+    kind: 'string',
+    placeholder: 'LEVEL',
+    description: 'fatal, error, warn, info, debug or silent',
+    defaultText: 'info',
+    env: ['TASK_SERVICE_LOG_LEVEL'],
+  },
+  synchronous: {
+    kind: 'string',
+    placeholder: 'MODE',
+    description: 'SQLite durability: FULL survives power loss, NORMAL only a crash',
+    defaultText: 'FULL',
+    env: ['TASK_SERVICE_SYNCHRONOUS'],
+  },
+  'rate-limit': {
+    kind: 'string',
+    placeholder: 'N/s',
+    description: 'requests per second allowed per token (E503 past it); off for no limit',
+    defaultText: 'off',
+    env: ['TASK_SERVICE_RATE_LIMIT'],
+  },
+  signup: {
+    kind: 'boolean',
+    description: 'let anyone create an account from the sign-in page',
+    env: ['TASK_SERVICE_SIGNUP'],
+  },
+  'password-stdin': {
+    kind: 'boolean',
+    description: 'read the password from standard input (for signing in to the web app)',
+  },
+  timezone: { kind: 'string', placeholder: 'ZONE', description: 'IANA time zone of the account (Europe/Berlin)', defaultText: 'UTC' },
+  scope: { kind: 'string', placeholder: 'SCOPE', description: 'read (GET only) or write', defaultText: 'write' },
+  name: { kind: 'string', placeholder: 'TEXT', description: 'a name to tell the token by', defaultText: 'none' },
+  'expires-in': { kind: 'string', placeholder: 'DAYS', description: 'days until the token expires', defaultText: 'never' },
+  'token-stdin': {
+    kind: 'boolean',
+    description: 'read the token from standard input instead of the command line',
+  },
+  debug: {
+    kind: 'boolean',
+    description: 'on a failure, print the whole error with its stack trace',
+    env: ['TASK_SERVICE_DEBUG'],
+  },
+  help: { kind: 'boolean', description: 'print this help' },
+  version: { kind: 'boolean', description: 'print the version of task-service' },
+} as const satisfies Readonly<Record<string, FlagSpec>>;
+
+export type FlagName = keyof typeof FLAGS;
+
+export interface CommandSpec {
+  /** The words that name the command: `['token', 'create']`. */
+  readonly words: readonly string[];
+  /** The arguments after the words, as the help shows them. */
+  readonly args: readonly string[];
+  readonly summary: string;
+  /** Flags of this command besides the ones every command takes. */
+  readonly flags: readonly FlagName[];
+  /** Lines of explanation under the usage in the command's help. */
+  readonly notes?: readonly string[];
+}
+
+const STORE_FLAGS = ['data-dir', 'database-url'] as const satisfies readonly FlagName[];
+
+/** Flags every command takes. */
+export const COMMON_FLAGS = ['debug', 'help', 'version'] as const satisfies readonly FlagName[];
+
+export const COMMANDS = [
+  {
+    words: ['serve'],
+    args: [],
+    summary: 'run the server in the foreground (Ctrl-C stops it); makes the store on first start',
+    flags: [
+      'host',
+      'port',
+      ...STORE_FLAGS,
+      'http',
+      'tls-cert',
+      'tls-key',
+      'maintenance',
+      'retention',
+      'log-level',
+      'synchronous',
+      'rate-limit',
+      'signup',
+    ],
+    notes: [
+      'Stops cleanly (requests in flight are finished) on Ctrl-C (SIGINT) or SIGTERM.',
+      'A boolean variable counts as set when it is 1, true, yes or on. Flags win over the environment.',
+    ],
+  },
+  {
+    words: ['migrate'],
+    args: [],
+    summary: 'make the store, or apply its new migrations, then exit (serve does it too)',
+    flags: [...STORE_FLAGS],
+    notes: [
+      'Only serve and migrate make a store; the other commands refuse to run where there is none.',
+      'On PostgreSQL the database itself must exist (createdb); migrate makes the tables in it.',
+    ],
+  },
+  {
+    words: ['user', 'add'],
+    args: ['<username>'],
+    summary: 'add an account',
+    flags: ['password-stdin', 'timezone', ...STORE_FLAGS],
+  },
+  {
+    words: ['user', 'disable'],
+    args: ['<username>'],
+    summary: 'disable an account: its tokens are refused (E403)',
+    flags: [...STORE_FLAGS],
+  },
+  {
+    words: ['token', 'create'],
+    args: ['<username>'],
+    summary: 'make an access token for an account and print it (alone, on standard output)',
+    flags: ['scope', 'name', 'expires-in', ...STORE_FLAGS],
+  },
+  {
+    words: ['token', 'revoke'],
+    args: ['<token>'],
+    summary: 'revoke an access token at once',
+    flags: ['token-stdin', ...STORE_FLAGS],
+    notes: [
+      'Safest with --token-stdin (the token then stays out of the process list and shell history):',
+      '  echo "$TOKEN" | task-service token revoke --token-stdin',
+      'A token given on the command line that starts with - goes after --:',
+      '  task-service token revoke -- -AbC...',
+    ],
+  },
+] as const satisfies readonly CommandSpec[];
+
+/** The edit distance of two short words (insertions, deletions, substitutions). */
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+/** The candidate nearest to `word` when it is a near miss (a typo), otherwise undefined. */
+export function nearMiss(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of candidates) {
+    const found = distance(word, candidate);
+    if (found < bestDistance) {
+      best = candidate;
+      bestDistance = found;
+    }
+  }
+  // One edit in a short word, two (a swapped pair of letters) from four letters, three from eight.
+  const allowed = word.length < 4 ? 1 : word.length < 8 ? 2 : 3;
+  return bestDistance <= allowed ? best : undefined;
+}

@@ -1,0 +1,37 @@
+import type { Context, ContextDraft, Project, ProjectDraft } from './label.js';
+import type { Task, TaskDraft } from './task.js';
+
+/** The records an account syncs, by the name of their kind (`not found: task x`). */
+export interface RecordsByKind {
+  readonly task: Task;
+  readonly project: Project;
+  readonly context: Context;
+}
+export type SyncKind = keyof RecordsByKind;
+
+/** A record about to be written: the store stamps `created` (on insert), `updated` and `rev`. */
+export interface DraftsByKind {
+  readonly task: TaskDraft;
+  readonly project: ProjectDraft;
+  readonly context: ContextDraft;
+}
+
+/** The kinds whose live records have unique names: projects and contexts. */
+export type NamedKind = 'project' | 'context';
+
+/** Where an account's data stands: every change raises `rev`, every purge `purgedRev`. */
+export interface AccountHead {
+  readonly rev: number;
+  readonly purgedRev: number;
+}
+
+/**
+ * What a write answered, kept as domain data: the records as stored, the zone they were shown in,
+ * and whether the request named one record or several. A replay is rendered from it anew.
+ */
+export interface WriteOutcome<K extends SyncKind = SyncKind> {
+  readonly kind: K;
+  readonly zone: string;
+  readonly many: boolean;
+  readonly records: readonly RecordsByKind[K][];
+}

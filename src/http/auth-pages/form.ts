@@ -1,0 +1,45 @@
+import type { FastifyRequest } from 'fastify';
+
+/** Form or query fields, each a single string; a field sent twice counts as not sent at all. */
+export type Fields = Readonly<Record<string, string | undefined>>;
+
+/** The fields of a parsed form body or query (`@fastify/formbody`, fastify's query parser). */
+export function fieldsOf(parsed: unknown): Fields {
+  const fields: Record<string, string | undefined> = {};
+  if (typeof parsed !== 'object' || parsed === null || Buffer.isBuffer(parsed)) return fields;
+  for (const [name, value] of Object.entries(parsed)) {
+    // RFC 6749 section 3.1: parameters must not be repeated; a repeated one is ignored whole.
+    if (typeof value === 'string') fields[name] = value;
+  }
+  return fields;
+}
+
+/**
+ * A path on this server to go to after signing in: only a local absolute path, never `//host`
+ * or `/\host` (which browsers read as another site), never a control character.
+ */
+export function localPath(next: string | undefined, fallback: string): string {
+  if (next === undefined || !/^\/(?![/\\])/.test(next)) return fallback;
+  const hasControl = [...next].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f);
+  return hasControl ? fallback : next;
+}
+
+/**
+ * The second guard against cross-site forms, besides the CSRF token: a browser's `Origin` (and
+ * `Sec-Fetch-Site`) must name this site. Without either header, the token alone decides.
+ */
+export function comesFromThisSite(request: FastifyRequest): boolean {
+  if (request.headers['sec-fetch-site'] === 'cross-site') return false;
+  const origin = request.headers.origin;
+  if (origin === undefined) return true;
+  try {
+    return new URL(origin).host === (request.headers.host ?? '');
+  } catch {
+    return false;
+  }
+}
+
+/** `scheme://host` of this server as the request reached it, for the metadata's URLs. */
+export function originOf(request: FastifyRequest): string {
+  return `${request.protocol}://${request.headers.host ?? request.hostname}`;
+}

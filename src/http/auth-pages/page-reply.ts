@@ -1,0 +1,58 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
+import type { Logger } from 'pino';
+import type { OAuthService } from '../../service/oauth.js';
+import type { SignInService } from '../../service/sign-in.js';
+import { comesFromThisSite } from './form.js';
+import { errorPage } from './pages.js';
+
+export interface WebAuthDeps {
+  readonly signIn: SignInService;
+  readonly oauth: OAuthService;
+  readonly log: Logger;
+}
+
+/**
+ * Pages are never framed (clickjacking), never cached, and may run only this server's scripts.
+ * No `form-action`: the consent form's answer redirects to the client, which it would block.
+ */
+const PAGE_HEADERS = {
+  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'cache-control': 'no-store',
+  // Not no-referrer: with it, browsers send `Origin: null` on the pages' own form posts.
+  'referrer-policy': 'same-origin',
+} as const;
+
+export function sendPage(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.code(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(body);
+}
+
+class CrossSiteError extends Error {
+  override name = 'CrossSiteError';
+}
+
+/** The pre-handlers of every form POST: the `Origin` check, then the CSRF token. */
+export function guardForm(scope: FastifyInstance): preHandlerHookHandler[] {
+  const checkOrigin: preHandlerHookHandler = (request, _reply, done) => {
+    done(comesFromThisSite(request) ? undefined : new CrossSiteError('the form came from another site'));
+  };
+  return [checkOrigin, scope.csrfProtection];
+}
+
+function isCsrfFailure(error: unknown): boolean {
+  if (error instanceof CrossSiteError) return true;
+  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' && error.code.startsWith('FST_CSRF_');
+}
+
+export function failedPage(deps: WebAuthDeps, error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (isCsrfFailure(error)) {
+    return sendPage(reply, 403, errorPage('Form refused', 'This form expired or came from another site. Go back, reload the page and try again.'));
+  }
+  if (typeof error === 'object' && error !== null && 'statusCode' in error && error.statusCode === 413) {
+    return sendPage(reply, 413, errorPage('Too large', 'The form was too large.'));
+  }
+  // Never the request itself in the log: it may hold a password.
+  deps.log.error({ err: error, path: request.routeOptions.url }, 'sign-in page failed');
+  return sendPage(reply, 500, errorPage('Something went wrong', 'The server could not answer. Try again in a moment.'));
+}
+

@@ -1,0 +1,21 @@
+import type { FastifyInstance } from 'fastify';
+import { sendJson } from '../send.js';
+import { openApiDocument } from './document.js';
+import { renderDocsPage } from './docs-page.js';
+
+/** No script may run on the page, and styles only from its own <style>. */
+const DOCS_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** `GET /openapi.json` and `GET /docs`, both made once and kept. */
+export function registerOpenApiRoutes(app: FastifyInstance): void {
+  let json: string | undefined;
+  let page: string | undefined;
+  app.get('/openapi.json', async (_request, reply) => {
+    json ??= JSON.stringify(openApiDocument());
+    return sendJson(reply, json);
+  });
+  app.get('/docs', async (_request, reply) => {
+    page ??= renderDocsPage(openApiDocument());
+    return reply.code(200).header('content-type', 'text/html; charset=utf-8').header('content-security-policy', DOCS_POLICY).send(page);
+  });
+}

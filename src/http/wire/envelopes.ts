@@ -1,0 +1,20 @@
+/**
+ * The JSON around rendered records and the fixed answers: every envelope of the wire format,
+ * written here and nowhere else.
+ */
+import { encodeCursor } from './cursor.js';
+
+/** `GET /healthz` when the store answers. */
+export const HEALTH_OK = '{"status":"ok"}';
+
+/** A POST's answer: the record alone, or `{"entries":[…]}` when the request sent an array. */
+export function writeAnswer(rendered: readonly string[], many: boolean): string {
+  return many ? `{"entries":[${rendered.join(',')}]}` : (rendered[0] ?? '{}');
+}
+
+/** A list answer is `LIST_START`, the entries joined by commas, then `listEnd(…)`. */
+export const LIST_START = '{"entries":[';
+
+export function listEnd(cursorRev: number, hasMore: boolean): string {
+  return `],"cursor":"${encodeCursor(cursorRev)}","has_more":${String(hasMore)}}`;
+}

@@ -1,0 +1,39 @@
+import type { Store } from '../store/store.js';
+import { AccountService } from './accounts.js';
+import { LabelService } from './labels.js';
+import { ListingService } from './listing.js';
+import { SettingsService } from './settings.js';
+import { OAuthService } from './oauth.js';
+import { SignInService } from './sign-in.js';
+import { TaskService } from './tasks.js';
+
+/** Every use case, over one store: what the HTTP app, the command line, the tests and the bench use. */
+export interface Services {
+  readonly accounts: AccountService;
+  readonly listing: ListingService;
+  readonly tasks: TaskService;
+  readonly labels: LabelService;
+  readonly settings: SettingsService;
+  readonly signIn: SignInService;
+  readonly oauth: OAuthService;
+  /** Resolves when the store answers; rejects otherwise. */
+  readonly health: () => Promise<void>;
+}
+
+export interface ServiceOptions {
+  /** Whether anyone may create an account from the sign-in page (`serve --signup`). */
+  readonly signup?: boolean;
+}
+
+export function buildServices(store: Store, options: ServiceOptions = {}): Services {
+  return {
+    accounts: new AccountService(store),
+    listing: new ListingService(store),
+    tasks: new TaskService(store),
+    labels: new LabelService(store),
+    settings: new SettingsService(store),
+    signIn: new SignInService(store, options.signup ?? false),
+    oauth: new OAuthService(store),
+    health: () => store.ping(),
+  };
+}

@@ -1,0 +1,85 @@
+import type { Account, Scope } from '../domain/account.js';
+import type {
+  AuthorizationCode,
+  FailureCount,
+  NewIssuedToken,
+  OAuthClient,
+  RefreshGrant,
+  Session,
+  TokenSummary,
+} from '../domain/auth.js';
+import type { Micros } from '../domain/time.js';
+
+/** A token's use: its hash and when. */
+export interface TokenUse {
+  readonly hash: string;
+  readonly at: Micros;
+}
+
+/** The outcome of taking a code: what it was, and whether someone had taken it before. */
+export interface TakenCode {
+  readonly code: AuthorizationCode;
+  readonly usedBefore: boolean;
+}
+
+/**
+ * Storage of sign-in and OAuth: passwords, sessions, clients, codes, refresh tokens, consents,
+ * the sign-in throttle, and the token management the CLI and the web app do. Every secret is
+ * kept as a hash only. Everything lives in the store, so processes sharing one database share it.
+ */
+export interface AuthStore {
+  /** The account and its password hash (null when it has none), by username. */
+  findCredentials(username: string): Promise<{ readonly account: Account; readonly passwordHash: string | null } | undefined>;
+  /** Sets the password and ends every session of the account, together. False: no such user. */
+  setPassword(username: string, passwordHash: string): Promise<boolean>;
+  listAccounts(): Promise<readonly Account[]>;
+
+  createSession(hash: string, accountId: number, now: Micros): Promise<void>;
+  findSession(hash: string): Promise<Session | undefined>;
+  touchSession(hash: string, now: Micros): Promise<void>;
+  deleteSession(hash: string): Promise<void>;
+  /** Sessions idle since before `seenBefore` are deleted; returns how many. */
+  forgetSessions(seenBefore: Micros): Promise<number>;
+
+  insertClient(client: OAuthClient): Promise<void>;
+  findClient(id: string): Promise<OAuthClient | undefined>;
+  listClients(): Promise<readonly OAuthClient[]>;
+  /** Deletes the client and revokes every token and refresh token it holds, together. */
+  removeClient(id: string, now: Micros): Promise<boolean>;
+
+  /** The scope the account allowed the client, if it did. */
+  findConsent(accountId: number, clientId: string): Promise<Scope | undefined>;
+  saveConsent(accountId: number, clientId: string, scope: Scope, now: Micros): Promise<void>;
+
+  insertCode(code: AuthorizationCode): Promise<void>;
+  /** Marks the code used and returns it; `usedBefore` when it had been taken already. */
+  takeCode(hash: string, now: Micros): Promise<TakenCode | undefined>;
+  /** Codes past their life are deleted; returns how many. */
+  forgetCodes(expiredBefore: Micros): Promise<number>;
+
+  insertIssuedToken(token: NewIssuedToken, now: Micros): Promise<void>;
+  insertRefreshToken(hash: string, grant: Omit<RefreshGrant, 'revoked'>, now: Micros): Promise<void>;
+  findRefreshToken(hash: string): Promise<RefreshGrant | undefined>;
+  /** Revokes the refresh token if it is still live; false when it was not (already used or revoked). */
+  spendRefreshToken(hash: string, now: Micros): Promise<boolean>;
+  /** Revokes every access and refresh token of the grant. */
+  revokeGrant(grantId: string, now: Micros): Promise<void>;
+  /** The access token's client and grant, for RFC 7009 revocation. */
+  findIssuedToken(hash: string): Promise<{ readonly clientId: string | null; readonly grantId: string | null } | undefined>;
+
+  listTokens(accountId: number): Promise<readonly TokenSummary[]>;
+  /** Revokes the token with that id (of that account, when given); false when there is none. */
+  revokeTokenById(id: string, now: Micros, accountId?: number): Promise<boolean>;
+  /** Revokes every live token of the account with that name; returns how many. */
+  revokeTokensByName(accountId: number, name: string, now: Micros): Promise<number>;
+  /** Revokes every token and refresh token the account gave the client, and forgets the consent. */
+  revokeClientAccess(accountId: number, clientId: string, now: Micros): Promise<void>;
+  /** Records when tokens were last used (a batch; a later time never goes back). */
+  touchTokens(uses: readonly TokenUse[]): Promise<void>;
+
+  recordFailure(key: string, now: Micros): Promise<void>;
+  failuresSince(key: string, since: Micros): Promise<FailureCount>;
+  clearFailures(key: string): Promise<void>;
+  /** Failures older than `before` are deleted; returns how many. */
+  forgetFailures(before: Micros): Promise<number>;
+}

@@ -1,0 +1,193 @@
+import type { DraftsByKind, NamedKind, RecordsByKind, SyncKind } from '../../domain/sync.js';
+import { ATTRIBUTES, type Attribute, type Label, type Priority } from '../../domain/task.js';
+import { column, type Columns, type DraftRowOf, type RowOf } from './columns.js';
+
+/**
+ * How one synced kind is stored, described once: its table, its columns in order, how a draft
+ * becomes a row and a row a record, and the unique index on live names. Each engine derives its
+ * select list, upsert, decoder, purge and unique-violation mapping from this.
+ */
+export interface KindStorage<K extends SyncKind, C extends Columns> {
+  readonly kind: K;
+  readonly table: string;
+  readonly columns: C;
+  // Methods, not function properties: the engines hold every kind as KindStorage<K, Columns>, and
+  // a row they decode by the column types is the RowOf<C> that fromRow of the actual C expects.
+  toRow(draft: DraftsByKind[K]): DraftRowOf<C>;
+  fromRow(row: RowOf<C>): RecordsByKind[K];
+  /** The unique index that keeps live names unique, for kinds that have names. */
+  readonly liveNameIndex: K extends NamedKind ? string : null;
+}
+
+const TASK_COLUMNS = {
+  id: column('text', 'id'),
+  title: column('text', 'title'),
+  notes: column('text', 'notes'),
+  attribute: column('text', 'attribute'),
+  all_day: column('bool', 'all_day'),
+  start_at: column('microsOrNull', 'start_at'),
+  end_at: column('microsOrNull', 'end_at'),
+  completed: column('microsOrNull', 'completed'),
+  trashed: column('microsOrNull', 'trashed'),
+  deleted: column('microsOrNull', 'deleted'),
+  project_id: column('textOrNull', 'project_id'),
+  project_name: column('textOrNull', 'project'),
+  context_id: column('textOrNull', 'context_id'),
+  context_name: column('textOrNull', 'context'),
+  tags: column('textList', 'tags'),
+  priority: column('int', 'priority'),
+  repeater: column('textOrNull', 'repeater'),
+  created: column('micros', 'created'),
+  updated: column('micros', 'updated'),
+  rev: column('int', 'rev'),
+} as const;
+
+const PROJECT_COLUMNS = {
+  id: column('text', 'id'),
+  name: column('text', 'name'),
+  notes: column('text', 'notes'),
+  archived: column('microsOrNull', 'archived'),
+  deleted: column('microsOrNull', 'deleted'),
+  created: column('micros', 'created'),
+  updated: column('micros', 'updated'),
+  rev: column('int', 'rev'),
+} as const;
+
+const CONTEXT_COLUMNS = {
+  id: column('text', 'id'),
+  name: column('text', 'name'),
+  deleted: column('microsOrNull', 'deleted'),
+  created: column('micros', 'created'),
+  updated: column('micros', 'updated'),
+  rev: column('int', 'rev'),
+} as const;
+
+// The schema's CHECK constraints keep these columns valid; the guards narrow the types without
+// trusting a cast, and name the column if the data was edited by hand.
+
+function isAttribute(value: string): value is Attribute {
+  return ATTRIBUTES.some((attribute) => attribute === value);
+}
+
+function attributeOf(value: string): Attribute {
+  if (!isAttribute(value)) throw new Error(`tasks.attribute holds an unknown value: ${value}`);
+  return value;
+}
+
+function priorityOf(value: number): Priority {
+  if (value === 0 || value === 1 || value === 2 || value === 3) return value;
+  throw new Error(`tasks.priority holds an unknown value: ${value}`);
+}
+
+/** A task carries a label when it names the label's id; a name lost by hand reads as empty. */
+function labelOf(id: string | null, name: string | null): Label | null {
+  return id === null ? null : { id, name: name ?? '' };
+}
+
+export const TASKS: KindStorage<'task', typeof TASK_COLUMNS> = {
+  kind: 'task',
+  table: 'tasks',
+  columns: TASK_COLUMNS,
+  liveNameIndex: null,
+  toRow: (draft) => ({
+    id: draft.id,
+    title: draft.title,
+    notes: draft.notes,
+    attribute: draft.attribute,
+    all_day: draft.allDay,
+    start_at: draft.startAt,
+    end_at: draft.endAt,
+    completed: draft.completed,
+    trashed: draft.trashed,
+    deleted: draft.deleted,
+    project_id: draft.project?.id ?? null,
+    project_name: draft.project?.name ?? null,
+    context_id: draft.context?.id ?? null,
+    context_name: draft.context?.name ?? null,
+    tags: draft.tags,
+    priority: draft.priority,
+    repeater: draft.repeater,
+  }),
+  fromRow: (row) => ({
+    id: row.id,
+    title: row.title,
+    notes: row.notes,
+    attribute: attributeOf(row.attribute),
+    allDay: row.all_day,
+    startAt: row.start_at,
+    endAt: row.end_at,
+    completed: row.completed,
+    trashed: row.trashed,
+    deleted: row.deleted,
+    project: labelOf(row.project_id, row.project_name),
+    context: labelOf(row.context_id, row.context_name),
+    tags: row.tags,
+    priority: priorityOf(row.priority),
+    repeater: row.repeater,
+    created: row.created,
+    updated: row.updated,
+    rev: row.rev,
+  }),
+};
+
+export const PROJECTS: KindStorage<'project', typeof PROJECT_COLUMNS> = {
+  kind: 'project',
+  table: 'projects',
+  columns: PROJECT_COLUMNS,
+  liveNameIndex: 'projects_live_name',
+  toRow: (draft) => ({
+    id: draft.id,
+    name: draft.name,
+    notes: draft.notes,
+    archived: draft.archived,
+    deleted: draft.deleted,
+  }),
+  fromRow: (row) => ({ ...row }),
+};
+
+export const CONTEXTS: KindStorage<'context', typeof CONTEXT_COLUMNS> = {
+  kind: 'context',
+  table: 'contexts',
+  columns: CONTEXT_COLUMNS,
+  liveNameIndex: 'contexts_live_name',
+  toRow: (draft) => ({ id: draft.id, name: draft.name, deleted: draft.deleted }),
+  fromRow: (row) => ({ ...row }),
+};
+
+/** Every synced kind's storage, by kind: adding a kind to RecordsByKind makes this fail to compile. */
+export const KIND_STORAGE: { readonly [K in SyncKind]: KindStorage<K, Columns> } = {
+  task: TASKS,
+  project: PROJECTS,
+  context: CONTEXTS,
+};
+
+/** The column names of a kind, in select-list order. */
+export function columnNames(storage: { readonly columns: Columns }): readonly string[] {
+  return Object.keys(storage.columns);
+}
+
+/** The column of a task that points at a project or context. */
+export const LABEL_ID_COLUMN: { readonly [K in NamedKind]: string } = {
+  project: 'project_id',
+  context: 'context_id',
+};
+
+/** A stored record as the values of its kind's columns, in order. */
+function valuesOf<K extends SyncKind, C extends Columns>(
+  storage: KindStorage<K, C>,
+  record: DraftsByKind[K] & { readonly created: number; readonly updated: number; readonly rev: number },
+): unknown[] {
+  const row: Readonly<Record<string, unknown>> = {
+    ...storage.toRow(record),
+    created: record.created,
+    updated: record.updated,
+    rev: record.rev,
+  };
+  return columnNames(storage).map((name) => row[name]);
+}
+
+export const COLUMN_VALUES: { readonly [K in SyncKind]: (record: RecordsByKind[K]) => unknown[] } = {
+  task: (record) => valuesOf(TASKS, record),
+  project: (record) => valuesOf(PROJECTS, record),
+  context: (record) => valuesOf(CONTEXTS, record),
+};

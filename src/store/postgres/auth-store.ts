@@ -1,0 +1,296 @@
+import type pg from 'pg';
+import type { Account, Scope } from '../../domain/account.js';
+import {
+  tokenIdOf,
+  type AuthorizationCode,
+  type FailureCount,
+  type NewIssuedToken,
+  type OAuthClient,
+  type RefreshGrant,
+  type Session,
+  type TokenSummary,
+} from '../../domain/auth.js';
+import type { Micros } from '../../domain/time.js';
+import type { AuthStore, TakenCode, TokenUse } from '../auth-store.js';
+import { ACCOUNT_COLUMNS, accountFromRow, type AccountRow } from './account-rows.js';
+import { clientFromRow, codeFromRow, scopeOf, type ClientRow, type CodeRow } from './auth-rows.js';
+import { guarded } from './errors.js';
+import { storableText } from './text.js';
+import { microsOrNull, numberFromBigint, type BigintText } from './values.js';
+
+const ACCOUNT_COLUMNS_OF_A = ACCOUNT_COLUMNS.split(', ')
+  .map((column) => `a.${column}`)
+  .join(', ');
+
+interface TokenSummaryRow {
+  readonly hash: string;
+  readonly name: string;
+  readonly scope: string;
+  readonly client_id: string | null;
+  readonly created: BigintText;
+  readonly last_used: BigintText | null;
+  readonly expires_at: BigintText | null;
+  readonly revoked_at: BigintText | null;
+}
+
+/**
+ * The AuthStore on PostgreSQL. Each operation is one statement (data-modifying CTEs where several
+ * tables change together), so each is atomic without holding a connection across round trips.
+ */
+export class PostgresAuthStore implements AuthStore {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async #rows<R extends pg.QueryResultRow>(sql: string, params: readonly unknown[]): Promise<R[]> {
+    return guarded(async () => (await this.pool.query<R>(sql, [...params])).rows);
+  }
+
+  async #count(sql: string, params: readonly unknown[]): Promise<number> {
+    return guarded(async () => (await this.pool.query(sql, [...params])).rowCount ?? 0);
+  }
+
+  async findCredentials(username: string): Promise<{ account: Account; passwordHash: string | null } | undefined> {
+    const [row] = await this.#rows<AccountRow & { password_hash: string | null }>(
+      `SELECT ${ACCOUNT_COLUMNS}, password_hash FROM accounts WHERE username = $1`,
+      [username],
+    );
+    return row === undefined ? undefined : { account: accountFromRow(row), passwordHash: row.password_hash };
+  }
+
+  async setPassword(username: string, passwordHash: string): Promise<boolean> {
+    const rows = await this.#rows(
+      `WITH changed AS (UPDATE accounts SET password_hash = $2 WHERE username = $1 RETURNING id),
+            ended AS (DELETE FROM sessions WHERE account_id IN (SELECT id FROM changed))
+       SELECT id FROM changed`,
+      [username, passwordHash],
+    );
+    return rows.length > 0;
+  }
+
+  async listAccounts(): Promise<readonly Account[]> {
+    const rows = await this.#rows<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY username`, []);
+    return rows.map(accountFromRow);
+  }
+
+  async createSession(hash: string, accountId: number, now: Micros): Promise<void> {
+    await this.#count('INSERT INTO sessions (hash, account_id, created, last_seen) VALUES ($1, $2, $3, $3)', [hash, accountId, now]);
+  }
+
+  async findSession(hash: string): Promise<Session | undefined> {
+    const [row] = await this.#rows<AccountRow & { session_created: BigintText; last_seen: BigintText }>(
+      `SELECT ${ACCOUNT_COLUMNS_OF_A}, s.created AS session_created, s.last_seen
+       FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.hash = $1`,
+      [hash],
+    );
+    if (row === undefined) return undefined;
+    return { account: accountFromRow(row), created: numberFromBigint(row.session_created), lastSeen: numberFromBigint(row.last_seen) };
+  }
+
+  async touchSession(hash: string, now: Micros): Promise<void> {
+    await this.#count('UPDATE sessions SET last_seen = GREATEST(last_seen, $2) WHERE hash = $1', [hash, now]);
+  }
+
+  async deleteSession(hash: string): Promise<void> {
+    await this.#count('DELETE FROM sessions WHERE hash = $1', [hash]);
+  }
+
+  forgetSessions(seenBefore: Micros): Promise<number> {
+    return this.#count('DELETE FROM sessions WHERE last_seen < $1', [seenBefore]);
+  }
+
+  async insertClient(client: OAuthClient): Promise<void> {
+    await this.#count(
+      'INSERT INTO oauth_clients (id, name, secret_hash, redirect_uris, legacy_implicit, created) VALUES ($1, $2, $3, $4, $5, $6)',
+      [client.id, storableText('name', client.name), client.secretHash, JSON.stringify(client.redirectUris), client.legacyImplicit, client.created],
+    );
+  }
+
+  async findClient(id: string): Promise<OAuthClient | undefined> {
+    const [row] = await this.#rows<ClientRow>('SELECT * FROM oauth_clients WHERE id = $1', [id]);
+    return row === undefined ? undefined : clientFromRow(row);
+  }
+
+  async listClients(): Promise<readonly OAuthClient[]> {
+    return (await this.#rows<ClientRow>('SELECT * FROM oauth_clients ORDER BY created, id', [])).map(clientFromRow);
+  }
+
+  async removeClient(id: string, now: Micros): Promise<boolean> {
+    const rows = await this.#rows(
+      `WITH removed AS (DELETE FROM oauth_clients WHERE id = $1 RETURNING id),
+            tokens_gone AS (UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE client_id IN (SELECT id FROM removed)),
+            refresh_gone AS (UPDATE refresh_tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE client_id IN (SELECT id FROM removed)),
+            consents_gone AS (DELETE FROM oauth_consents WHERE client_id IN (SELECT id FROM removed)),
+            codes_gone AS (DELETE FROM oauth_codes WHERE client_id IN (SELECT id FROM removed))
+       SELECT id FROM removed`,
+      [id, now],
+    );
+    return rows.length > 0;
+  }
+
+  async findConsent(accountId: number, clientId: string): Promise<Scope | undefined> {
+    const [row] = await this.#rows<{ scope: string }>(
+      'SELECT scope FROM oauth_consents WHERE account_id = $1 AND client_id = $2',
+      [accountId, clientId],
+    );
+    return row === undefined ? undefined : scopeOf(row.scope);
+  }
+
+  async saveConsent(accountId: number, clientId: string, scope: Scope, now: Micros): Promise<void> {
+    await this.#count(
+      `INSERT INTO oauth_consents (account_id, client_id, scope, created) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (account_id, client_id) DO UPDATE SET scope = excluded.scope`,
+      [accountId, clientId, scope, now],
+    );
+  }
+
+  async insertCode(code: AuthorizationCode): Promise<void> {
+    await this.#count(
+      `INSERT INTO oauth_codes (hash, client_id, account_id, redirect_uri, scope, challenge, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [code.hash, code.clientId, code.accountId, code.redirectUri, code.scope, code.challenge, code.expiresAt],
+    );
+  }
+
+  async takeCode(hash: string, now: Micros): Promise<TakenCode | undefined> {
+    // The row lock makes two simultaneous takers queue: the second sees the first one's used_at.
+    const [row] = await this.#rows<CodeRow>(
+      `WITH before AS (SELECT * FROM oauth_codes WHERE hash = $1 FOR UPDATE),
+            taken AS (UPDATE oauth_codes c SET used_at = COALESCE(c.used_at, $2) FROM before WHERE c.hash = before.hash)
+       SELECT * FROM before`,
+      [hash, now],
+    );
+    return row === undefined ? undefined : { code: codeFromRow(row), usedBefore: row.used_at !== null };
+  }
+
+  forgetCodes(expiredBefore: Micros): Promise<number> {
+    return this.#count('DELETE FROM oauth_codes WHERE expires_at < $1', [expiredBefore]);
+  }
+
+  async insertIssuedToken(token: NewIssuedToken, now: Micros): Promise<void> {
+    await this.#count(
+      `INSERT INTO tokens (hash, account_id, scope, name, created, expires_at, client_id, grant_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [token.hash, token.accountId, token.scope, storableText('name', token.name), now, token.expiresAt, token.clientId, token.grantId],
+    );
+  }
+
+  async insertRefreshToken(hash: string, grant: Omit<RefreshGrant, 'revoked'>, now: Micros): Promise<void> {
+    await this.#count(
+      'INSERT INTO refresh_tokens (hash, account_id, client_id, scope, grant_id, created) VALUES ($1, $2, $3, $4, $5, $6)',
+      [hash, grant.accountId, grant.clientId, grant.scope, grant.grantId, now],
+    );
+  }
+
+  async findRefreshToken(hash: string): Promise<RefreshGrant | undefined> {
+    const [row] = await this.#rows<{ account_id: BigintText; client_id: string; scope: string; grant_id: string; revoked_at: BigintText | null }>(
+      'SELECT account_id, client_id, scope, grant_id, revoked_at FROM refresh_tokens WHERE hash = $1',
+      [hash],
+    );
+    if (row === undefined) return undefined;
+    return {
+      accountId: numberFromBigint(row.account_id),
+      clientId: row.client_id,
+      scope: scopeOf(row.scope),
+      grantId: row.grant_id,
+      revoked: row.revoked_at !== null,
+    };
+  }
+
+  async spendRefreshToken(hash: string, now: Micros): Promise<boolean> {
+    return (await this.#count('UPDATE refresh_tokens SET revoked_at = $2 WHERE hash = $1 AND revoked_at IS NULL', [hash, now])) > 0;
+  }
+
+  async revokeGrant(grantId: string, now: Micros): Promise<void> {
+    await this.#rows(
+      `WITH t AS (UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE grant_id = $1),
+            r AS (UPDATE refresh_tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE grant_id = $1)
+       SELECT 1`,
+      [grantId, now],
+    );
+  }
+
+  async findIssuedToken(hash: string): Promise<{ clientId: string | null; grantId: string | null } | undefined> {
+    const [row] = await this.#rows<{ client_id: string | null; grant_id: string | null }>(
+      'SELECT client_id, grant_id FROM tokens WHERE hash = $1',
+      [hash],
+    );
+    return row === undefined ? undefined : { clientId: row.client_id, grantId: row.grant_id };
+  }
+
+  async listTokens(accountId: number): Promise<readonly TokenSummary[]> {
+    const rows = await this.#rows<TokenSummaryRow>(
+      `SELECT hash, name, scope, client_id, created, last_used, expires_at, revoked_at
+       FROM tokens WHERE account_id = $1 ORDER BY created, hash`,
+      [accountId],
+    );
+    return rows.map((row) => ({
+      id: tokenIdOf(row.hash),
+      name: row.name,
+      scope: scopeOf(row.scope),
+      clientId: row.client_id,
+      created: numberFromBigint(row.created),
+      lastUsed: microsOrNull(row.last_used),
+      expiresAt: microsOrNull(row.expires_at),
+      revoked: row.revoked_at !== null,
+    }));
+  }
+
+  async revokeTokenById(id: string, now: Micros, accountId?: number): Promise<boolean> {
+    // Hex digits sort before 'g': every hash starting with the prefix lies in [prefix, prefix || 'g').
+    // 64 bits of prefix make a clash unheard of; should one occur, nothing is revoked rather than two.
+    const [row] = await this.#rows<{ revoked: BigintText }>(
+      `WITH matches AS (SELECT hash FROM tokens WHERE hash >= $1 AND hash < $2 AND ($4::bigint IS NULL OR account_id = $4)),
+            revoked AS (UPDATE tokens SET revoked_at = COALESCE(revoked_at, $3)
+                        WHERE hash IN (SELECT hash FROM matches) AND (SELECT count(*) FROM matches) = 1 RETURNING 1)
+       SELECT count(*) AS revoked FROM revoked`,
+      [id, `${id}g`, now, accountId ?? null],
+    );
+    return row !== undefined && numberFromBigint(row.revoked) === 1;
+  }
+
+  revokeTokensByName(accountId: number, name: string, now: Micros): Promise<number> {
+    return this.#count('UPDATE tokens SET revoked_at = $3 WHERE account_id = $1 AND name = $2 AND revoked_at IS NULL', [
+      accountId,
+      name,
+      now,
+    ]);
+  }
+
+  async revokeClientAccess(accountId: number, clientId: string, now: Micros): Promise<void> {
+    await this.#rows(
+      `WITH t AS (UPDATE tokens SET revoked_at = COALESCE(revoked_at, $3) WHERE account_id = $1 AND client_id = $2),
+            r AS (UPDATE refresh_tokens SET revoked_at = COALESCE(revoked_at, $3) WHERE account_id = $1 AND client_id = $2),
+            c AS (DELETE FROM oauth_consents WHERE account_id = $1 AND client_id = $2)
+       SELECT 1`,
+      [accountId, clientId, now],
+    );
+  }
+
+  async touchTokens(uses: readonly TokenUse[]): Promise<void> {
+    if (uses.length === 0) return;
+    await this.#count(
+      `UPDATE tokens SET last_used = GREATEST(COALESCE(tokens.last_used, 0), used.at)
+       FROM unnest($1::text[], $2::bigint[]) AS used (hash, at) WHERE tokens.hash = used.hash`,
+      [uses.map((use) => use.hash), uses.map((use) => use.at)],
+    );
+  }
+
+  async recordFailure(key: string, now: Micros): Promise<void> {
+    await this.#count('INSERT INTO sign_in_failures (key, at) VALUES ($1, $2)', [storableText('key', key), now]);
+  }
+
+  async failuresSince(key: string, since: Micros): Promise<FailureCount> {
+    const [row] = await this.#rows<{ count: BigintText; last: BigintText | null }>(
+      'SELECT count(*) AS count, max(at) AS last FROM sign_in_failures WHERE key = $1 AND at >= $2',
+      [storableText('key', key), since],
+    );
+    return { count: row === undefined ? 0 : numberFromBigint(row.count), last: microsOrNull(row?.last ?? null) ?? 0 };
+  }
+
+  async clearFailures(key: string): Promise<void> {
+    await this.#count('DELETE FROM sign_in_failures WHERE key = $1', [storableText('key', key)]);
+  }
+
+  forgetFailures(before: Micros): Promise<number> {
+    return this.#count('DELETE FROM sign_in_failures WHERE at < $1', [before]);
+  }
+}

@@ -1,0 +1,71 @@
+import type { Scope } from '../../domain/account.js';
+import type { AuthorizationCode, OAuthClient } from '../../domain/auth.js';
+
+export interface ClientRow {
+  readonly id: string;
+  readonly name: string;
+  readonly secret_hash: string | null;
+  readonly redirect_uris: string;
+  readonly legacy_implicit: number;
+  readonly created: number;
+}
+
+export interface CodeRow {
+  readonly hash: string;
+  readonly client_id: string;
+  readonly account_id: number;
+  readonly redirect_uri: string;
+  readonly scope: string;
+  readonly challenge: string | null;
+  readonly expires_at: number;
+  readonly used_at: number | null;
+}
+
+export interface TokenSummaryRow {
+  readonly hash: string;
+  readonly name: string;
+  readonly scope: string;
+  readonly client_id: string | null;
+  readonly created: number;
+  readonly last_used: number | null;
+  readonly expires_at: number | null;
+  readonly revoked_at: number | null;
+}
+
+/** The schema's CHECK keeps scope columns valid; this narrows the type without a cast. */
+export function scopeOf(value: string): Scope {
+  if (value === 'read' || value === 'write') return value;
+  throw new Error(`a scope column holds an unknown value: ${value}`);
+}
+
+/** The registered redirect URIs, kept as a JSON array of strings. */
+export function redirectUrisOf(json: string): readonly string[] {
+  const parsed: unknown = JSON.parse(json);
+  if (!Array.isArray(parsed) || !parsed.every((uri): uri is string => typeof uri === 'string')) {
+    throw new Error('oauth_clients.redirect_uris is not a JSON array of strings');
+  }
+  return parsed;
+}
+
+export function clientFromRow(row: ClientRow): OAuthClient {
+  return {
+    id: row.id,
+    name: row.name,
+    secretHash: row.secret_hash,
+    redirectUris: redirectUrisOf(row.redirect_uris),
+    legacyImplicit: row.legacy_implicit === 1,
+    created: row.created,
+  };
+}
+
+export function codeFromRow(row: CodeRow): AuthorizationCode {
+  return {
+    hash: row.hash,
+    clientId: row.client_id,
+    accountId: row.account_id,
+    redirectUri: row.redirect_uri,
+    scope: scopeOf(row.scope),
+    challenge: row.challenge,
+    expiresAt: row.expires_at,
+  };
+}

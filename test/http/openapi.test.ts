@@ -1,0 +1,111 @@
+/**
+ * The OpenAPI document (GET /openapi.json) and its page (GET /docs): a valid OpenAPI 3.1
+ * document, naming every route the app serves and nothing else. That every answer of the HTTP
+ * suite matches it is checked on each request (test/support/openapi-check.ts).
+ */
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+import { openApiDocument } from '../../src/http/openapi/document.js';
+import { call } from '../support/harness.js';
+import { checkAgainstDocument } from '../support/openapi-check.js';
+import { expectJsonHeaders } from './support/api.js';
+import { useHarness } from './support/setup.js';
+
+type Json = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `METHOD /path` of every operation of the document, its `{id}` written as fastify's `*`. */
+function documentedRoutes(document: Json): string[] {
+  const paths = isRecord(document['paths']) ? document['paths'] : {};
+  return Object.entries(paths).flatMap(([path, item]) =>
+    Object.keys(isRecord(item) ? item : {}).map((method) => `${method.toUpperCase()} ${path.replace('/{id}', '/*')}`),
+  );
+}
+
+/**
+ * `METHOD /path` of every route fastify registered, read from its route tree (`printRoutes`):
+ * each line is a path segment with its methods, indented under its parent by four columns.
+ */
+function registeredRoutes(tree: string): string[] {
+  const routes: string[] = [];
+  const parents: string[] = [];
+  for (const line of tree.split('\n')) {
+    const match = /^([│ ├└─]*)(\S+) \(([A-Z, ]+)\)$/.exec(line.trimEnd());
+    if (match === null) continue;
+    const depth = (match[1] ?? '').length / 4 - 1;
+    const segment = match[2] ?? '';
+    const parent = depth > 0 ? (parents[depth - 1] ?? '') : '';
+    const path = depth > 0 && !segment.startsWith('/') ? `${parent}/${segment}` : `${parent}${segment}`;
+    parents[depth] = path;
+    for (const method of (match[3] ?? '').split(', ')) routes.push(`${method} ${path}`);
+  }
+  return routes;
+}
+
+describe('the OpenAPI document', () => {
+  const suite = useHarness('sqlite');
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(openApiDocument());
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('is served at /openapi.json, without a credential', async () => {
+    const answer = await call(suite().harness.app, { url: '/openapi.json' });
+    expect(answer.status).toBe(200);
+    expectJsonHeaders(answer);
+    expect(answer.json).toEqual(openApiDocument());
+  });
+
+  it('names every route the app registers, and nothing else', () => {
+    const registered = registeredRoutes(suite().harness.app.printRoutes({ commonPrefix: false }));
+    expect(registered).toContain('GET /v1/tasks/*');
+    expect(registered.sort()).toEqual(documentedRoutes(openApiDocument()).sort());
+  });
+
+  it('gives every operation its error answers with their statuses', () => {
+    const paths = openApiDocument()['paths'];
+    const list = isRecord(paths) && isRecord(paths['/v1/tasks']) ? paths['/v1/tasks'] : {};
+    const responses = isRecord(list['get']) && isRecord(list['get']['responses']) ? list['get']['responses'] : {};
+    expect(Object.keys(responses).sort()).toEqual(['200', '400', '401', '403', '500', '502', '503']);
+    expect(JSON.stringify(responses['400'])).toContain('"enum":["E003","E004","E008"]');
+    expect(JSON.stringify(responses['503'])).toContain('Retry-After');
+  });
+
+  it('catches an answer that differs from it', () => {
+    const task = { id: 'a', title: 't', notes: '', attribute: 'inbox', all_day: false, start_at: null, end_at: null };
+    const body = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
+    const headers = { 'content-type': 'application/json; charset=utf-8' };
+    // A task missing most fields, an undocumented status, a retcode the operation never answers.
+    expect(() => checkAgainstDocument({ method: 'GET', url: '/v1/tasks/a', status: 200, headers, body: body(task) })).toThrow(/differs/);
+    expect(() =>
+      checkAgainstDocument({ method: 'GET', url: '/healthz', status: 404, headers, body: body({ status: 'ok' }) }),
+    ).toThrow(/no 404 answer/);
+    const error = { retcode: 'E009', retmsg: 'conflict', reqdata: '' };
+    expect(() => checkAgainstDocument({ method: 'GET', url: '/v1/tasks', status: 400, headers, body: body(error) })).toThrow(/differs/);
+    expect(() =>
+      checkAgainstDocument({ method: 'GET', url: '/v1/tasks', status: 400, headers, body: body({ ...error, retcode: 'E008' }) }),
+    ).not.toThrow();
+  });
+
+  it('is readable at /docs: every operation, text escaped, no script', async () => {
+    const answer = await call(suite().harness.app, { url: '/docs' });
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(answer.headers['content-security-policy']).toContain("default-src 'none'");
+    for (const route of documentedRoutes(openApiDocument())) {
+      const [method = '', path = ''] = route.split(' ');
+      expect(answer.text).toContain(`<span class="method">${method}</span> <code>${path.replace('/*', '/{id}')}</code>`);
+    }
+    expect(answer.text).not.toContain('<script');
+    // The description's `"` and `'` come out as entities, never as raw markup.
+    expect(answer.text).toContain('&quot;retcode&quot;');
+    expect(answer.text).toContain('<a href="#schema-Task">Task</a>');
+  });
+});

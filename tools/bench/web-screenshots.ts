@@ -1,0 +1,85 @@
+/**
+ * `npm run screenshots:web`: the web app's main screens on a small account, written to
+ * docs/screenshots/ (the README and docs/web.md show them).
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { cli, launchChromium, post, REPO, serve, TOKEN_KEY } from './web-support.js';
+
+const SHOTS = path.join(REPO, 'docs', 'screenshots');
+
+function day(offset: number): string {
+  return new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+}
+
+const TASKS = [
+  { title: 'Sort the receipts from the trip', notes: 'Shoebox on the shelf' },
+  { title: 'Idea: a reading group at work' },
+  { title: 'Reply to Ann about the <b>garden</b> & "fence"' },
+  { title: 'Call the plumber', attribute: 'next', context: '@phone', project: 'House', priority: 3 },
+  { title: 'Ask Bob for the ladder', attribute: 'next', context: '@phone', project: 'House' },
+  { title: 'Fix the gutter', attribute: 'next', context: '@home', project: 'House', tags: ['weekend'] },
+  { title: 'Draft the quarterly report', attribute: 'next', context: '@office', project: 'Work', priority: 2 },
+  { title: 'Buy light bulbs', attribute: 'next', context: '@errands', tags: ['shop'] },
+  { title: 'Dentist', attribute: 'plan', start_at: `${day(0)} 15:30:00 +0000`, end_at: `${day(0)} 16:30:00 +0000` },
+  { title: 'Water the plants', attribute: 'plan', start_at: day(1), all_day: true, repeater: 'FREQ=DAILY' },
+  { title: 'Renew passport', attribute: 'plan', start_at: day(-2), all_day: true, end_at: day(20), project: 'Admin' },
+  { title: 'Team offsite', attribute: 'plan', start_at: day(9), all_day: true, project: 'Work' },
+  { title: 'Learn the cello', attribute: 'noplan' },
+  { title: 'Parcel from the bike shop', attribute: 'waiting' },
+];
+
+async function main(): Promise<void> {
+  await mkdir(SHOTS, { recursive: true });
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'task-service-web-shots-'));
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const origin = `http://127.0.0.1:${port}`;
+  const server = await serve(dataDir, port);
+  const browser = await launchChromium();
+  try {
+    await cli(dataDir, ['user', 'add', 'ana']);
+    const token = await cli(dataDir, ['token', 'create', 'ana']);
+    await post(origin, token, TASKS);
+    const context = await browser.newContext({ viewport: { width: 1200, height: 640 } });
+    const page = await context.newPage();
+    await page.goto(`${origin}/`);
+    await page.evaluate(`sessionStorage.setItem(${JSON.stringify(TOKEN_KEY)}, ${JSON.stringify(token)})`);
+    await page.reload();
+    await page.getByRole('checkbox', { name: 'Complete Sort the receipts from the trip' }).waitFor();
+    await page.evaluate('navigator.serviceWorker.ready.then(() => true)');
+    const shot = async (name: string): Promise<void> => {
+      await page.waitForTimeout(200);
+      await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+    };
+    await page.getByRole('textbox', { name: 'Add a task' }).fill('Book a table #Family @phone *dinner !2 ^fri');
+    await shot('inbox');
+    await page.getByRole('textbox', { name: 'Add a task' }).fill('');
+    await page.getByRole('link', { name: /^Next/ }).click();
+    await shot('next');
+    await page.getByRole('link', { name: /^Scheduled/ }).click();
+    await shot('scheduled');
+    await page.getByRole('button', { name: 'Renew passport' }).click();
+    await page.getByRole('region', { name: 'Task details' }).waitFor();
+    await shot('details');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('?');
+    await shot('help');
+    await page.keyboard.press('Escape');
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await shot('settings');
+    await page.getByRole('link', { name: /^Inbox/ }).click();
+    await context.setOffline(true);
+    await page.getByRole('textbox', { name: 'Add a task' }).fill('Written on the train');
+    await page.getByRole('textbox', { name: 'Add a task' }).press('Enter');
+    await page.getByRole('status').filter({ hasText: 'offline' }).waitFor();
+    await shot('offline');
+    await context.close();
+  } finally {
+    await browser.close();
+    server.kill('SIGTERM');
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

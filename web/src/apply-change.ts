@@ -1,0 +1,51 @@
+/** What a change will make of a task, shown at once while the change waits for the server. */
+import type { Task, TaskBody } from './api.ts';
+import { parseWireDateOrNull } from './dates.ts';
+
+function emptyLabel(name: string | null | undefined): string | null | undefined {
+  return name === '' ? null : name;
+}
+
+/** `body` applied to `task` (undefined: a new task), the way the server would apply it. */
+export function applyChange(task: Task | undefined, body: TaskBody, now: number): Task {
+  const base: Task = task ?? {
+    id: body.id,
+    title: '',
+    notes: '',
+    attribute: body.attribute ?? (body.start_at ? 'plan' : 'inbox'),
+    allDay: false,
+    startAt: null,
+    endAt: null,
+    completed: null,
+    trashed: null,
+    deleted: null,
+    project: null,
+    context: null,
+    tags: [],
+    priority: 0,
+    repeater: null,
+    created: now,
+    updated: now,
+    rev: 0,
+  };
+  const project = emptyLabel(body.project);
+  const context = emptyLabel(body.context);
+  return {
+    ...base,
+    ...(body.title === undefined ? {} : { title: body.title }),
+    ...(body.notes === undefined ? {} : { notes: body.notes }),
+    ...(body.attribute === undefined ? {} : { attribute: body.attribute }),
+    ...(body.all_day === undefined ? {} : { allDay: body.all_day }),
+    ...(body.start_at === undefined ? {} : { startAt: parseWireDateOrNull(body.start_at) }),
+    ...(body.end_at === undefined ? {} : { endAt: parseWireDateOrNull(body.end_at) }),
+    ...(body.completed === undefined ? {} : { completed: parseWireDateOrNull(body.completed) }),
+    ...(body.trashed === undefined ? {} : { trashed: parseWireDateOrNull(body.trashed) }),
+    ...(body.deleted === undefined ? {} : { deleted: parseWireDateOrNull(body.deleted) }),
+    ...(project === undefined ? {} : { project }),
+    ...(context === undefined ? {} : { context }),
+    ...(body.tags === undefined ? {} : { tags: [...new Set(body.tags)] }),
+    ...(body.priority === undefined ? {} : { priority: body.priority }),
+    ...(body.repeater === undefined ? {} : { repeater: body.repeater }),
+    updated: now,
+  };
+}

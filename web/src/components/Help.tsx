@@ -1,0 +1,35 @@
+import { helpOpen } from '../state.ts';
+
+export const SHORTCUTS: readonly (readonly [string, string])[] = [
+  ['n', 'Add a task'],
+  ['/', 'Search'],
+  ['j / k', 'Next / previous task'],
+  ['x', 'Complete the selected task'],
+  ['e or Enter', 'Open the selected task'],
+  ['Escape', 'Close'],
+  ['1 … 5', 'Inbox, Next, Scheduled, Someday, Waiting'],
+  ['?', 'This list'],
+];
+
+/** Every keyboard shortcut, opened with `?`. */
+export function Help() {
+  if (!helpOpen.value) return null;
+  return (
+    <div class="help" role="dialog" aria-modal="true" aria-label="Keyboard shortcuts">
+      <h2>Keyboard shortcuts</h2>
+      <dl>
+        {SHORTCUTS.map(([keys, action]) => (
+          <div key={keys}>
+            <dt>
+              <kbd>{keys}</kbd>
+            </dt>
+            <dd>{action}</dd>
+          </div>
+        ))}
+      </dl>
+      <button type="button" autofocus onClick={() => (helpOpen.value = false)}>
+        Close
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,73 @@
+import { useSignal } from '@preact/signals';
+import { ApiError, UnavailableError, type SettingsBody } from '../api.ts';
+import { api } from '../session.ts';
+import { settings } from '../state.ts';
+
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+/** Every IANA zone the browser knows, for the searchable list. */
+const ZONES: readonly string[] = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : ['UTC'];
+
+/**
+ * Nickname, time zone and week start, saved as they change. Password, tokens and connected apps
+ * (ACCOUNTS.md section 4) come with sign-in.
+ */
+export function SettingsView() {
+  const status = useSignal<string | null>(null);
+  const current = settings.value;
+  if (current === null) return <p class="empty">Loading settings…</p>;
+
+  const save = async (body: SettingsBody): Promise<void> => {
+    try {
+      settings.value = await api.postSettings(body);
+      status.value = 'Saved.';
+    } catch (error) {
+      if (error instanceof ApiError) status.value = `Not saved: ${error.retmsg}`;
+      else if (error instanceof UnavailableError) status.value = 'Not saved: the server cannot be reached.';
+      else throw error;
+    }
+  };
+
+  return (
+    <form class="settings" onSubmit={(event) => event.preventDefault()}>
+      <p>
+        Signed in as <strong>{current.username}</strong>.
+      </p>
+      <label class="field">
+        <span>Nickname</span>
+        <input type="text" value={current.nickname} onChange={(event) => void save({ nickname: event.currentTarget.value })} />
+      </label>
+      <label class="field">
+        <span>Time zone</span>
+        <input
+          type="text"
+          list="time-zones"
+          value={current.timezone}
+          onChange={(event) => {
+            const zone = event.currentTarget.value.trim();
+            if (ZONES.includes(zone) || zone === 'UTC') void save({ timezone: zone });
+            else status.value = `Not saved: ${zone} is not a time zone.`;
+          }}
+        />
+      </label>
+      <datalist id="time-zones">
+        {ZONES.map((zone) => (
+          <option key={zone} value={zone} />
+        ))}
+      </datalist>
+      <label class="field">
+        <span>Week starts on</span>
+        <select value={String(current.weekStart)} onChange={(event) => void save({ week_start: Number(event.currentTarget.value) })}>
+          {WEEKDAYS.map((name, index) => (
+            <option key={name} value={String(index)}>
+              {name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <p role="status" class="status">
+        {status.value}
+      </p>
+    </form>
+  );
+}

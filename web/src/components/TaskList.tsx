@@ -1,0 +1,62 @@
+import { useSignal, useSignalEffect } from '@preact/signals';
+import { useEffect, useRef } from 'preact/hooks';
+import { currentViewName, rows, selectedId } from '../state.ts';
+import { TaskRow } from './TaskRow.tsx';
+
+/** Every row is this tall (styles.css), so the list knows where each row is without measuring. */
+export const ROW_HEIGHT = 44;
+/** Rows drawn beyond each edge of the visible part, so a quick scroll shows no gap. */
+const OVERSCAN = 10;
+
+/**
+ * The current view as a list that draws only the rows on screen (and a few around): ten thousand
+ * tasks cost as much to show as forty.
+ */
+export function TaskList() {
+  const scroller = useRef<HTMLDivElement>(null);
+  const scrollTop = useSignal(0);
+  const height = useSignal(800);
+
+  useEffect(() => {
+    const element = scroller.current;
+    if (element === null) return undefined;
+    const observer = new ResizeObserver(() => (height.value = element.clientHeight));
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+
+  // The selected task (j/k) is scrolled into view.
+  useSignalEffect(() => {
+    const element = scroller.current;
+    const id = selectedId.value;
+    if (element === null || id === null) return;
+    const index = rows.value.findIndex((row) => row.type === 'task' && row.task.id === id);
+    if (index < 0) return;
+    const top = index * ROW_HEIGHT;
+    if (top < element.scrollTop) element.scrollTop = top;
+    else if (top + ROW_HEIGHT > element.scrollTop + element.clientHeight) element.scrollTop = top + ROW_HEIGHT - element.clientHeight;
+  });
+
+  const all = rows.value;
+  const first = Math.max(0, Math.floor(scrollTop.value / ROW_HEIGHT) - OVERSCAN);
+  const last = Math.min(all.length, Math.ceil((scrollTop.value + height.value) / ROW_HEIGHT) + OVERSCAN);
+  const selected = selectedId.value;
+  return (
+    <div class="scroller" ref={scroller} onScroll={(event) => (scrollTop.value = event.currentTarget.scrollTop)}>
+      <div class="spacer" style={{ height: `${all.length * ROW_HEIGHT}px` }}>
+        <ul class="tasks" aria-label={currentViewName.value} style={{ transform: `translateY(${first * ROW_HEIGHT}px)` }}>
+          {all.slice(first, last).map((row) =>
+            row.type === 'group' ? (
+              <li class="group" key={`group:${row.label}`}>
+                <h2>{row.label}</h2>
+              </li>
+            ) : (
+              <TaskRow key={row.task.id} task={row.task} selected={row.task.id === selected} />
+            ),
+          )}
+        </ul>
+      </div>
+      {all.length === 0 && <p class="empty">Nothing here.</p>}
+    </div>
+  );
+}

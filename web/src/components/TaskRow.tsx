@@ -1,0 +1,48 @@
+import type { Task } from '../api.ts';
+import { setCompleted } from '../actions.ts';
+import { describeInstant } from '../dates.ts';
+import { openId, selectedId, today, zone } from '../state.ts';
+
+const PRIORITY_NAMES = ['', 'low', 'medium', 'high'];
+
+/** One task: its checkbox, its title (which opens it), and what is set beside it. */
+export function TaskRow({ task, selected }: { readonly task: Task; readonly selected: boolean }) {
+  const open = (): void => {
+    selectedId.value = task.id;
+    openId.value = task.id;
+  };
+  return (
+    <li class={selected ? 'task selected' : 'task'} data-id={task.id} aria-current={selected ? 'true' : undefined}>
+      <input
+        type="checkbox"
+        aria-label={`Complete ${task.title}`}
+        checked={task.completed !== null}
+        onChange={(event) => setCompleted(task, event.currentTarget.checked)}
+      />
+      <button type="button" class="title" onClick={open}>
+        {task.title}
+      </button>
+      <span class="meta">
+        {task.project !== null && <span class="chip project">#{task.project}</span>}
+        {task.context !== null && <span class="chip context">{task.context}</span>}
+        {task.tags.map((tag) => (
+          <span class="chip tag" key={tag}>
+            *{tag}
+          </span>
+        ))}
+        {task.priority > 0 && <span class={`chip priority p${task.priority}`}>{PRIORITY_NAMES[task.priority]}</span>}
+        {task.startAt !== null && (
+          <span class="date start">start {describeInstant(task.startAt, task.allDay, zone.value, today.value)}</span>
+        )}
+        {task.endAt !== null && (
+          <span class="date deadline">due {describeInstant(task.endAt, task.allDay, zone.value, today.value)}</span>
+        )}
+        {task.repeater !== null && (
+          <span class="repeat" title="Repeats">
+            ↻
+          </span>
+        )}
+      </span>
+    </li>
+  );
+}

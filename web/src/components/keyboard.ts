@@ -1,0 +1,52 @@
+/** The keyboard shortcuts of WEB.md section 1, on the whole page. */
+import { setCompleted } from '../actions.ts';
+import { helpOpen, openId, rows, search, selectedId, tasks } from '../state.ts';
+import { BOX_VIEWS, hashOf } from '../views.ts';
+
+function isTyping(target: EventTarget | null): boolean {
+  return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+}
+
+function focusField(id: string): void {
+  document.getElementById(id)?.focus();
+}
+
+/** Moves the selection `step` tasks down (or up), and focuses that task's title. */
+function move(step: number): void {
+  const ids = rows.value.flatMap((row) => (row.type === 'task' ? [row.task.id] : []));
+  if (ids.length === 0) return;
+  const at = selectedId.value === null ? -1 : ids.indexOf(selectedId.value);
+  const next = ids[Math.min(ids.length - 1, Math.max(0, at < 0 ? 0 : at + step))];
+  if (next === undefined) return;
+  selectedId.value = next;
+  // The row is drawn once the list has scrolled to it.
+  requestAnimationFrame(() => document.querySelector<HTMLElement>(`li[data-id="${CSS.escape(next)}"] .title`)?.focus());
+}
+
+export function onKeyDown(event: KeyboardEvent): void {
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.key === 'Escape') {
+    if (helpOpen.value) helpOpen.value = false;
+    else if (openId.value !== null) openId.value = null;
+    else if (isTyping(event.target) && event.target instanceof HTMLElement) {
+      if (event.target.id === 'search') search.value = '';
+      event.target.blur();
+    }
+    return;
+  }
+  if (isTyping(event.target)) return;
+  const selected = selectedId.value === null ? undefined : tasks.value.get(selectedId.value);
+  const box = BOX_VIEWS[Number(event.key) - 1];
+  if (/^[1-5]$/.test(event.key) && box !== undefined) {
+    location.hash = hashOf({ kind: 'box', view: box.view });
+  } else if (event.key === 'n') focusField('quick-add');
+  else if (event.key === '/') focusField('search');
+  else if (event.key === 'j') move(1);
+  else if (event.key === 'k') move(-1);
+  else if (event.key === '?') helpOpen.value = !helpOpen.value;
+  else if (event.key === 'x' && selected !== undefined) setCompleted(selected, selected.completed === null);
+  else if ((event.key === 'e' || (event.key === 'Enter' && !(event.target instanceof HTMLButtonElement || event.target instanceof HTMLAnchorElement))) && selected !== undefined) {
+    openId.value = selected.id;
+  } else return;
+  event.preventDefault();
+}

@@ -1,0 +1,131 @@
+/**
+ * Wire dates (`YYYY-MM-DD HH:MM:SS +hhmm`) to instants (epoch milliseconds) and back, and the
+ * calendar arithmetic the app needs in the account's zone, with the browser's own Intl data.
+ */
+
+const WIRE_DATE = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) ([+-])(\d{2})(\d{2})$/;
+
+export function parseWireDate(text: string): number {
+  const match = WIRE_DATE.exec(text);
+  if (match === null) throw new Error(`not a wire date: ${text}`);
+  const [y, mo, d, h, mi, s, sign, oh, om] = match.slice(1);
+  const offsetMinutes = (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om));
+  return Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) - offsetMinutes * 60_000;
+}
+
+export function parseWireDateOrNull(text: string | null): number | null {
+  return text === null ? null : parseWireDate(text);
+}
+
+/** A wall-clock reading in a zone. */
+export interface WallClock {
+  readonly year: number;
+  readonly month: number;
+  readonly day: number;
+  readonly hour: number;
+  readonly minute: number;
+  readonly second: number;
+  /** 0 = Sunday … 6 = Saturday. */
+  readonly weekday: number;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(zone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(zone);
+  if (formatter === undefined) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+      weekday: 'short',
+    });
+    formatters.set(zone, formatter);
+  }
+  return formatter;
+}
+
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+
+export function wallClock(instant: number, zone: string): WallClock {
+  const parts: Record<string, string> = {};
+  for (const part of formatterFor(zone).formatToParts(instant)) parts[part.type] = part.value;
+  return {
+    year: Number(parts['year']),
+    month: Number(parts['month']),
+    day: Number(parts['day']),
+    hour: Number(parts['hour']),
+    minute: Number(parts['minute']),
+    second: Number(parts['second']),
+    weekday: WEEKDAYS.indexOf(parts['weekday'] ?? ''),
+  };
+}
+
+/** The zone's offset from UTC at an instant, in minutes. */
+function offsetMinutes(instant: number, zone: string): number {
+  const wall = wallClock(instant, zone);
+  const asUtc = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second);
+  return Math.round((asUtc - Math.floor(instant / 1000) * 1000) / 60_000);
+}
+
+/** The instant a wall-clock time happens in a zone (the earlier one in a DST overlap). */
+export function instantOf(year: number, month: number, day: number, hour: number, minute: number, zone: string): number {
+  const guess = Date.UTC(year, month - 1, day, hour, minute);
+  const first = guess - offsetMinutes(guess, zone) * 60_000;
+  return guess - offsetMinutes(first, zone) * 60_000;
+}
+
+const pad = (value: number, width = 2): string => String(value).padStart(width, '0');
+
+export function formatWireDate(instant: number, zone: string): string {
+  const wall = wallClock(instant, zone);
+  const offset = offsetMinutes(instant, zone);
+  const sign = offset < 0 ? '-' : '+';
+  const abs = Math.abs(offset);
+  return (
+    `${pad(wall.year, 4)}-${pad(wall.month)}-${pad(wall.day)} ${pad(wall.hour)}:${pad(wall.minute)}:${pad(wall.second)} ` +
+    `${sign}${pad(Math.floor(abs / 60))}${pad(abs % 60)}`
+  );
+}
+
+/** `YYYY-MM-DD` of an instant in a zone. */
+export function dayOf(instant: number, zone: string): string {
+  const wall = wallClock(instant, zone);
+  return `${pad(wall.year, 4)}-${pad(wall.month)}-${pad(wall.day)}`;
+}
+
+/** `HH:MM` of an instant in a zone. */
+export function timeOf(instant: number, zone: string): string {
+  const wall = wallClock(instant, zone);
+  return `${pad(wall.hour)}:${pad(wall.minute)}`;
+}
+
+/** Midnight starting the day `YYYY-MM-DD` in a zone. */
+export function startOfDay(day: string, zone: string): number {
+  const [year = 0, month = 1, date = 1] = day.split('-').map(Number);
+  return instantOf(year, month, date, 0, 0, zone);
+}
+
+/** The calendar day `days` after `day` (both `YYYY-MM-DD`). */
+export function addDays(day: string, days: number): string {
+  const [year = 0, month = 1, date = 1] = day.split('-').map(Number);
+  const moved = new Date(Date.UTC(year, month - 1, date + days));
+  return `${pad(moved.getUTCFullYear(), 4)}-${pad(moved.getUTCMonth() + 1)}-${pad(moved.getUTCDate())}`;
+}
+
+export function isDay(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  return addDays(text, 0) === text;
+}
+
+/** "today", "tomorrow", "yesterday" or the date, with the time unless the task is all-day. */
+export function describeInstant(instant: number, allDay: boolean, zone: string, today: string): string {
+  const day = dayOf(instant, zone);
+  const name = day === today ? 'today' : day === addDays(today, 1) ? 'tomorrow' : day === addDays(today, -1) ? 'yesterday' : day;
+  return allDay ? name : `${name} ${timeOf(instant, zone)}`;
+}

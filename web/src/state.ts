@@ -1,0 +1,60 @@
+/** The app's state, as signals: the views read them, the sync engine and the actions write them. */
+import { computed, signal } from '@preact/signals';
+import type { Label, Settings, Task } from './api.ts';
+import { dayOf, wallClock } from './dates.ts';
+import { countByBox, routeOf, rowsOf, searched, viewName, type Route } from './views.ts';
+
+export const tasks = signal<ReadonlyMap<string, Task>>(new Map());
+export const projects = signal<ReadonlyMap<string, Label>>(new Map());
+export const contexts = signal<ReadonlyMap<string, Label>>(new Map());
+export const settings = signal<Settings | null>(null);
+
+/** Changes made here and not yet accepted by the server. */
+export const waiting = signal(0);
+/** False while the server cannot be reached (or answers E502/E503). */
+export const online = signal(true);
+/** The last thing the app must tell (a conflict, a refused change); shown in an alert. */
+export const notice = signal<string | null>(null);
+/** The copy was read (from the browser or the server): the views may show. */
+export const ready = signal(false);
+/**
+ * Why no account is shown: signed out (the copy is gone), or the server no longer takes the
+ * token (E401: the session ended; changes still waiting stay in the copy for the next sign-in).
+ */
+export const signedOut = signal<'signed-out' | 'session-ended' | null>(null);
+
+export const route = signal<Route>(routeOf(location.hash));
+export const search = signal('');
+export const selectedId = signal<string | null>(null);
+export const openId = signal<string | null>(null);
+export const helpOpen = signal(false);
+
+/** Today's date, refreshed every minute, so "today" and "tomorrow" follow the clock. */
+export const now = signal(Date.now());
+setInterval(() => (now.value = Date.now()), 60_000);
+
+export const zone = computed(() => settings.value?.timezone ?? 'UTC');
+export const today = computed(() => dayOf(now.value, zone.value));
+export const todayWeekday = computed(() => wallClock(now.value, zone.value).weekday);
+
+export const taskList = computed(() => [...tasks.value.values()]);
+export const counts = computed(() => countByBox(taskList.value));
+
+/** Labels by id, live ones only, sorted by name. */
+export const sortedProjects = computed(() => [...projects.value.values()].sort((a, b) => a.name.localeCompare(b.name)));
+export const sortedContexts = computed(() => [...contexts.value.values()].sort((a, b) => a.name.localeCompare(b.name)));
+
+export const currentViewName = computed(() => viewName(route.value, projects.value, contexts.value));
+
+const viewRows = computed(() =>
+  rowsOf(route.value, {
+    tasks: taskList.value,
+    projects: projects.value,
+    contexts: contexts.value,
+    zone: zone.value,
+    today: today.value,
+  }),
+);
+
+/** What the list shows: the view, searched. */
+export const rows = computed(() => searched(viewRows.value, search.value));

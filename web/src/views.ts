@@ -1,0 +1,204 @@
+/**
+ * What each view shows (WEB.md section 1), as plain functions of the tasks: the app computes a
+ * view once per change of the data, the route or the search, never per row or per frame.
+ */
+import type { Box, Label, Task } from './api.ts';
+import { addDays, dayOf } from './dates.ts';
+
+export type BoxView = 'inbox' | 'next' | 'scheduled' | 'someday' | 'waiting' | 'completed' | 'trash';
+
+export type Route =
+  | { readonly kind: 'box'; readonly view: BoxView }
+  | { readonly kind: 'project'; readonly id: string }
+  | { readonly kind: 'context'; readonly id: string }
+  | { readonly kind: 'settings' };
+
+/** The views in the navigation's order, with their names; the first five are keys 1-5. */
+export const BOX_VIEWS: readonly { readonly view: BoxView; readonly name: string; readonly box: Box | null }[] = [
+  { view: 'inbox', name: 'Inbox', box: 'inbox' },
+  { view: 'next', name: 'Next', box: 'next' },
+  { view: 'scheduled', name: 'Scheduled', box: 'plan' },
+  { view: 'someday', name: 'Someday', box: 'noplan' },
+  { view: 'waiting', name: 'Waiting', box: 'waiting' },
+  { view: 'completed', name: 'Completed', box: null },
+  { view: 'trash', name: 'Trash', box: null },
+];
+
+export const BOX_NAMES: Readonly<Record<Box, string>> = {
+  inbox: 'Inbox',
+  next: 'Next',
+  plan: 'Scheduled',
+  noplan: 'Someday',
+  waiting: 'Waiting',
+};
+
+export function routeOf(hash: string): Route {
+  const [, first = '', second] = hash.replace(/^#/, '').split('/');
+  if (first === 'settings') return { kind: 'settings' };
+  if ((first === 'project' || first === 'context') && second !== undefined) {
+    return { kind: first, id: decodeURIComponent(second) };
+  }
+  const view = BOX_VIEWS.find((candidate) => candidate.view === first);
+  return { kind: 'box', view: view?.view ?? 'inbox' };
+}
+
+export function hashOf(route: Route): string {
+  switch (route.kind) {
+    case 'settings':
+      return '#/settings';
+    case 'box':
+      return `#/${route.view}`;
+    default:
+      return `#/${route.kind}/${encodeURIComponent(route.id)}`;
+  }
+}
+
+export type Row = { readonly type: 'group'; readonly label: string } | { readonly type: 'task'; readonly task: Task };
+
+export function isOpen(task: Task): boolean {
+  return task.completed === null && task.trashed === null && task.deleted === null;
+}
+
+/** Open tasks in each box, for the navigation. */
+export function countByBox(tasks: Iterable<Task>): Record<Box, number> {
+  const counts: Record<Box, number> = { inbox: 0, next: 0, plan: 0, noplan: 0, waiting: 0 };
+  for (const task of tasks) if (isOpen(task)) counts[task.attribute] += 1;
+  return counts;
+}
+
+// `created` has whole seconds: within one, the later change (rev) counts as newer.
+const byNewest = (a: Task, b: Task): number => b.created - a.created || b.rev - a.rev || (a.id < b.id ? -1 : 1);
+const byPriorityThenNewest = (a: Task, b: Task): number => b.priority - a.priority || byNewest(a, b);
+
+function grouped(tasks: readonly Task[], groupOf: (task: Task) => string, order: (a: string, b: string) => number): Row[] {
+  const groups = new Map<string, Task[]>();
+  for (const task of tasks) {
+    const name = groupOf(task);
+    const members = groups.get(name);
+    if (members === undefined) groups.set(name, [task]);
+    else members.push(task);
+  }
+  const rows: Row[] = [];
+  for (const name of [...groups.keys()].sort(order)) {
+    rows.push({ type: 'group', label: name });
+    for (const task of groups.get(name) ?? []) rows.push({ type: 'task', task });
+  }
+  return rows;
+}
+
+const NO_CONTEXT = 'No context';
+const contextOrder = (a: string, b: string): number =>
+  a === NO_CONTEXT ? 1 : b === NO_CONTEXT ? -1 : a.localeCompare(b);
+
+const AGENDA = ['Overdue', 'Today', 'Tomorrow', 'Later'];
+const BOX_ORDER: readonly string[] = Object.values(BOX_NAMES);
+
+function agenda(tasks: readonly Task[], zone: string, today: string): Row[] {
+  const tomorrow = addDays(today, 1);
+  const sorted = [...tasks].sort((a, b) => (a.startAt ?? 0) - (b.startAt ?? 0) || byNewest(a, b));
+  return grouped(
+    sorted,
+    (task) => {
+      const day = task.startAt === null ? today : dayOf(task.startAt, zone);
+      return day < today ? 'Overdue' : day === today ? 'Today' : day === tomorrow ? 'Tomorrow' : 'Later';
+    },
+    (a, b) => AGENDA.indexOf(a) - AGENDA.indexOf(b),
+  );
+}
+
+export interface ViewInput {
+  readonly tasks: readonly Task[];
+  readonly projects: ReadonlyMap<string, Label>;
+  readonly contexts: ReadonlyMap<string, Label>;
+  readonly zone: string;
+  readonly today: string;
+}
+
+/** The rows of a view, groups included, before any search. */
+export function rowsOf(route: Route, input: ViewInput): Row[] {
+  const { tasks, zone, today } = input;
+  const tasksOnly = (list: Task[]): Row[] => list.map((task) => ({ type: 'task', task }));
+  switch (route.kind) {
+    case 'settings':
+      return [];
+    case 'project':
+    case 'context': {
+      const label = (route.kind === 'project' ? input.projects : input.contexts).get(route.id);
+      if (label === undefined) return [];
+      const members = tasks.filter((task) => isOpen(task) && task[route.kind] === label.name).sort(byPriorityThenNewest);
+      return grouped(members, (task) => BOX_NAMES[task.attribute], (a, b) => BOX_ORDER.indexOf(a) - BOX_ORDER.indexOf(b));
+    }
+    case 'box':
+      switch (route.view) {
+        case 'inbox':
+        case 'someday':
+        case 'waiting': {
+          const box = BOX_VIEWS.find((candidate) => candidate.view === route.view)?.box;
+          return tasksOnly(tasks.filter((task) => isOpen(task) && task.attribute === box).sort(byPriorityThenNewest));
+        }
+        case 'next':
+          return grouped(
+            tasks.filter((task) => isOpen(task) && task.attribute === 'next').sort(byPriorityThenNewest),
+            (task) => task.context ?? NO_CONTEXT,
+            contextOrder,
+          );
+        case 'scheduled':
+          return agenda(tasks.filter((task) => isOpen(task) && task.attribute === 'plan'), zone, today);
+        case 'completed':
+          return tasksOnly(
+            tasks
+              .filter((task) => task.completed !== null && task.trashed === null && task.deleted === null)
+              .sort((a, b) => (b.completed ?? 0) - (a.completed ?? 0)),
+          );
+        case 'trash':
+          return tasksOnly(
+            tasks.filter((task) => task.trashed !== null && task.deleted === null).sort((a, b) => (b.trashed ?? 0) - (a.trashed ?? 0)),
+          );
+      }
+  }
+}
+
+const haystacks = new WeakMap<Task, string>();
+
+/** The lower-case text search looks in, made once per version of a task. */
+function haystackOf(task: Task): string {
+  let haystack = haystacks.get(task);
+  if (haystack === undefined) {
+    haystack = [task.title, task.notes, task.tags.join(' '), task.project ?? '', task.context ?? ''].join('\n').toLowerCase();
+    haystacks.set(task, haystack);
+  }
+  return haystack;
+}
+
+/** The rows whose task matches every word of the search; groups left empty go too. */
+export function searched(rows: readonly Row[], search: string): readonly Row[] {
+  const words = search.toLowerCase().split(/\s+/).filter((word) => word !== '');
+  if (words.length === 0) return rows;
+  const kept: Row[] = [];
+  let pendingGroup: Row | null = null;
+  for (const row of rows) {
+    if (row.type === 'group') {
+      pendingGroup = row;
+      continue;
+    }
+    const haystack = haystackOf(row.task);
+    if (!words.every((word) => haystack.includes(word))) continue;
+    if (pendingGroup !== null) kept.push(pendingGroup);
+    pendingGroup = null;
+    kept.push(row);
+  }
+  return kept;
+}
+
+export function viewName(route: Route, projects: ReadonlyMap<string, Label>, contexts: ReadonlyMap<string, Label>): string {
+  switch (route.kind) {
+    case 'settings':
+      return 'Settings';
+    case 'box':
+      return BOX_VIEWS.find((candidate) => candidate.view === route.view)?.name ?? 'Inbox';
+    case 'project':
+      return projects.get(route.id)?.name ?? 'Project';
+    case 'context':
+      return contexts.get(route.id)?.name ?? 'Context';
+  }
+}
