@@ -14,13 +14,18 @@ const WALLS = {
   'src/domain/**': [
     layer('(http|service|store|cli|client|config|main)', 'domain/ is pure: it imports nothing else of ours'),
   ],
-  'src/service/**': [layer('(http|cli|client|config|main)', 'service/ takes and returns domain values: no HTTP, no CLI')],
+  'src/service/**': [
+    layer('(http|cli|client|config|main)', 'service/ takes and returns domain values: no HTTP, no CLI'),
+  ],
   'src/store/**': [layer('(service|http|cli|client|main)', 'store/ knows records, not use cases or HTTP')],
   'src/http/**': [layer('(store|cli|client|main)', 'http/ talks to services only, never to the store')],
   // The SDK runs in browsers too: it may borrow the server's types, never its code.
   'src/client/**': [
     {
-      ...layer('(domain|service|store|http|cli|config|main)', 'client/ talks to /v1 only: types, never code, of the server'),
+      ...layer(
+        '(domain|service|store|http|cli|config|main)',
+        'client/ talks to /v1 only: types, never code, of the server',
+      ),
       allowTypeImports: true,
     },
   ],

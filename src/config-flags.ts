@@ -22,7 +22,13 @@ export const FLAGS = {
     defaultText: '127.0.0.1',
     env: ['TASK_SERVICE_HOST'],
   },
-  port: { kind: 'string', placeholder: 'PORT', description: 'TCP port to listen on', defaultText: '8443', env: ['TASK_SERVICE_PORT'] },
+  port: {
+    kind: 'string',
+    placeholder: 'PORT',
+    description: 'TCP port to listen on',
+    defaultText: '8443',
+    env: ['TASK_SERVICE_PORT'],
+  },
   'data-dir': {
     kind: 'string',
     placeholder: 'DIR',
@@ -96,10 +102,20 @@ export const FLAGS = {
     kind: 'boolean',
     description: 'read the password from standard input (for signing in to the web app)',
   },
-  timezone: { kind: 'string', placeholder: 'ZONE', description: 'IANA time zone of the account (Europe/Berlin)', defaultText: 'UTC' },
+  timezone: {
+    kind: 'string',
+    placeholder: 'ZONE',
+    description: 'IANA time zone of the account (Europe/Berlin)',
+    defaultText: 'UTC',
+  },
   scope: { kind: 'string', placeholder: 'SCOPE', description: 'read (GET only) or write', defaultText: 'write' },
   name: { kind: 'string', placeholder: 'TEXT', description: 'a name to tell the token by', defaultText: 'none' },
-  'expires-in': { kind: 'string', placeholder: 'DAYS', description: 'days until the token expires', defaultText: 'never' },
+  'expires-in': {
+    kind: 'string',
+    placeholder: 'DAYS',
+    description: 'days until the token expires',
+    defaultText: 'never',
+  },
   'token-stdin': {
     kind: 'boolean',
     description: 'read the token from standard input instead of the command line',

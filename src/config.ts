@@ -1,6 +1,14 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import path from 'node:path';
-import { COMMANDS, COMMON_FLAGS, FLAGS, nearMiss, type CommandSpec, type FlagName, type FlagSpec } from './config-flags.js';
+import {
+  COMMANDS,
+  COMMON_FLAGS,
+  FLAGS,
+  nearMiss,
+  type CommandSpec,
+  type FlagName,
+  type FlagSpec,
+} from './config-flags.js';
 import type { Scope } from './domain/account.js';
 
 /** Where the data lives: the embedded SQLite file in a folder, or a PostgreSQL database. */
@@ -42,7 +50,12 @@ export type Command =
       readonly passwordFromStdin: boolean;
       readonly timezone: string;
     }
-  | { readonly command: 'user-disable'; readonly debug: boolean; readonly store: StoreLocation; readonly username: string }
+  | {
+      readonly command: 'user-disable';
+      readonly debug: boolean;
+      readonly store: StoreLocation;
+      readonly username: string;
+    }
   | {
       readonly command: 'token-create';
       readonly debug: boolean;
@@ -52,7 +65,12 @@ export type Command =
       readonly name: string;
       readonly expiresInDays: number | null;
     }
-  | { readonly command: 'token-revoke'; readonly debug: boolean; readonly store: StoreLocation; readonly token: TokenSource }
+  | {
+      readonly command: 'token-revoke';
+      readonly debug: boolean;
+      readonly store: StoreLocation;
+      readonly token: TokenSource;
+    }
   /** `--help`: of one command, or (topic null) of task-service. */
   | { readonly command: 'help'; readonly topic: CommandSpec | null }
   | { readonly command: 'version' };
@@ -133,8 +151,7 @@ function findCommand(positionals: readonly string[]): CommandSpec {
 
 /** Checks each flag given against the command and returns them by name. */
 function readFlags(tokens: readonly ArgToken[], spec: CommandSpec | undefined): GivenFlags {
-  const allowed: readonly FlagName[] =
-    spec === undefined ? COMMON_FLAGS : [...spec.flags, ...COMMON_FLAGS];
+  const allowed: readonly FlagName[] = spec === undefined ? COMMON_FLAGS : [...spec.flags, ...COMMON_FLAGS];
   const where = spec === undefined ? 'task-service' : `task-service ${commandName(spec)}`;
   const given = new Map<FlagName, string | true>();
   for (const token of tokens) {
@@ -159,7 +176,8 @@ function readFlags(tokens: readonly ArgToken[], spec: CommandSpec | undefined): 
       if (token.value !== undefined) throw new ConfigError(`--${name} takes no value (got "${token.value}")`);
       given.set(name, true);
     } else {
-      if (token.value === undefined) throw new ConfigError(`--${name} needs a value: --${name} ${flag.placeholder ?? 'VALUE'}`);
+      if (token.value === undefined)
+        throw new ConfigError(`--${name} needs a value: --${name} ${flag.placeholder ?? 'VALUE'}`);
       given.set(name, token.value);
     }
   }
@@ -190,7 +208,9 @@ function storeLocation(given: GivenFlags, env: Env): StoreLocation {
   const databaseUrl = setting(given, 'database-url', env);
   if (databaseUrl === undefined) return { engine: 'sqlite', dataDir };
   if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new ConfigError('--database-url must start with postgres:// or postgresql:// (postgres://user@host/database)');
+    throw new ConfigError(
+      '--database-url must start with postgres:// or postgresql:// (postgres://user@host/database)',
+    );
   }
   return { engine: 'postgres', url: databaseUrl, dataDir };
 }
@@ -236,9 +256,15 @@ export function parseCommand(argv: readonly string[], env: Env): Command {
     tokens: true,
   });
   const positionals = tokens.flatMap((token) => (token.kind === 'positional' ? [token.value] : []));
-  const askedForHelp = tokens.some((token) => token.kind === 'option' && (token.name === 'help' || token.rawName === '-h'));
+  const askedForHelp = tokens.some(
+    (token) => token.kind === 'option' && (token.name === 'help' || token.rawName === '-h'),
+  );
   // `task-service token --help` names no single command: the overview lists them all.
-  if (askedForHelp && positionals.length === 1 && !COMMANDS.some((spec) => spec.words.length === 1 && spec.words[0] === positionals[0])) {
+  if (
+    askedForHelp &&
+    positionals.length === 1 &&
+    !COMMANDS.some((spec) => spec.words.length === 1 && spec.words[0] === positionals[0])
+  ) {
     return Object.freeze({ command: 'help', topic: null });
   }
   const spec = positionals.length === 0 ? undefined : findCommand(positionals);

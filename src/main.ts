@@ -89,7 +89,9 @@ export async function serve(config: ServeConfig): Promise<void> {
   });
   const port = new URL(address).port;
   const scheme = config.http ? 'http' : 'https';
-  const urls = addressesServed(config.host).map((host) => `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`);
+  const urls = addressesServed(config.host).map(
+    (host) => `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`,
+  );
   log.info(
     {
       address,

@@ -105,7 +105,10 @@ export function describeListenFailure(host: string, port: number, error: unknown
 }
 
 /** Wraps `work` so a failure it describes becomes a StartupError with that line. */
-export async function explained<T>(work: () => Promise<T>, describe: (error: unknown) => string | undefined): Promise<T> {
+export async function explained<T>(
+  work: () => Promise<T>,
+  describe: (error: unknown) => string | undefined,
+): Promise<T> {
   try {
     return await work();
   } catch (error) {

@@ -41,7 +41,12 @@ export function isAuthCommand(argv: readonly string[]): boolean {
   const [verb, sub] = words;
   if (verb === 'client') return true;
   if (verb === 'user') return sub === 'passwd' || sub === 'enable' || sub === 'list';
-  if (verb === 'token') return sub === 'list' || (sub === 'revoke' && argv.some((arg) => arg === '--id' || arg === '--name' || arg.startsWith('--id=') || arg.startsWith('--name=')));
+  if (verb === 'token')
+    return (
+      sub === 'list' ||
+      (sub === 'revoke' &&
+        argv.some((arg) => arg === '--id' || arg === '--name' || arg.startsWith('--id=') || arg.startsWith('--name=')))
+    );
   return false;
 }
 
@@ -82,7 +87,14 @@ function plan(values: Values, positionals: readonly string[]): (store: Store) =>
     if (arg !== undefined) throw usage('user list');
     return async (store) => {
       for (const account of await new AccountAdmin(store).listUsers()) {
-        console.log([account.username, account.disabled ? 'disabled' : 'enabled', iso(account.created, ''), account.timezone].join('\t'));
+        console.log(
+          [
+            account.username,
+            account.disabled ? 'disabled' : 'enabled',
+            iso(account.created, ''),
+            account.timezone,
+          ].join('\t'),
+        );
       }
     };
   }
@@ -96,8 +108,10 @@ function plan(values: Values, positionals: readonly string[]): (store: Store) =>
   if (verb === 'user' && sub === 'passwd') {
     if (arg === undefined) throw usage('user passwd <username> [--password-stdin]');
     return async (store) => {
-      const password = values['password-stdin'] === true ? await passwordFromStdin() : await passwordFromTerminal('New password: ');
-      if (password === undefined) throw new AdminError('standard input is not a terminal: pass the password with --password-stdin');
+      const password =
+        values['password-stdin'] === true ? await passwordFromStdin() : await passwordFromTerminal('New password: ');
+      if (password === undefined)
+        throw new AdminError('standard input is not a terminal: pass the password with --password-stdin');
       await new AccountAdmin(store).setPassword(arg, password);
       console.error(`password of ${arg} changed; every session of the account ended`);
     };
@@ -140,7 +154,8 @@ function plan(values: Values, positionals: readonly string[]): (store: Store) =>
   }
   if (verb === 'client' && sub === 'add') {
     const uris = values['redirect-uri'] ?? [];
-    if (arg === undefined || uris.length === 0) throw usage('client add <name> --redirect-uri URI [...] [--public] [--legacy-implicit]');
+    if (arg === undefined || uris.length === 0)
+      throw usage('client add <name> --redirect-uri URI [...] [--public] [--legacy-implicit]');
     return async (store) => {
       const client = await new ClientAdmin(store).add({
         name: arg,

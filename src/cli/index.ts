@@ -17,7 +17,9 @@ type AdminCommand = Exclude<Command, { command: 'serve' | 'help' | 'version' }>;
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 async function tokenFrom(source: TokenSource): Promise<string> {
@@ -134,10 +136,12 @@ function fail(error: unknown, debug: boolean): never {
     console.error(`task-service: the username ${error.username} is taken`);
     process.exit(2);
   }
-  const message = error instanceof StartupError ? error.message : `failed: ${error instanceof Error ? error.message : String(error)}`;
+  const message =
+    error instanceof StartupError ? error.message : `failed: ${error instanceof Error ? error.message : String(error)}`;
   console.error(`task-service: ${message}`);
   if (debug) console.error(error);
-  else if (!(error instanceof StartupError)) console.error('task-service: run it again with --debug to see the details');
+  else if (!(error instanceof StartupError))
+    console.error('task-service: run it again with --debug to see the details');
   process.exit(1);
 }
 

@@ -25,7 +25,18 @@ export { TaskServiceError } from './errors.js';
 export { calendarDateIn, formatWireDate, parseWireDate } from './dates.js';
 export { unescapeHtml } from './escape.js';
 export { parseQuickAdd, quickAddTask, type QuickAdd, type QuickAddToken } from './quick-add.js';
-export type { Context, ContextWrite, DateInput, Project, ProjectWrite, Settings, SettingsWrite, SyncKind, Task, TaskWrite } from './records.js';
+export type {
+  Context,
+  ContextWrite,
+  DateInput,
+  Project,
+  ProjectWrite,
+  Settings,
+  SettingsWrite,
+  SyncKind,
+  Task,
+  TaskWrite,
+} from './records.js';
 export type { SyncPage } from './sync.js';
 export type { Fetch, RetryListener, RetryPolicy } from './transport.js';
 
@@ -69,7 +80,10 @@ export class Records<K extends SyncKind> {
 
   /** One page of the listing (all records without a limit). */
   async list(options: ListOptions = {}): Promise<ListPage<RecordOf[K]>> {
-    const updatedAfter = options.updatedAfter instanceof Date ? formatWireDate(options.updatedAfter, this.client.timeZone) : options.updatedAfter;
+    const updatedAfter =
+      options.updatedAfter instanceof Date
+        ? formatWireDate(options.updatedAfter, this.client.timeZone)
+        : options.updatedAfter;
     const answer = await this.client.transport.send({
       method: 'GET',
       path: `v1/${this.kind}`,
@@ -88,7 +102,9 @@ export class Records<K extends SyncKind> {
 
   /** One record, deleted ones included; E007 when there is none. */
   async get(id: string): Promise<RecordOf[K]> {
-    return this.decode(await this.client.transport.send({ method: 'GET', path: `v1/${this.kind}/${encodeURIComponent(id)}` }));
+    return this.decode(
+      await this.client.transport.send({ method: 'GET', path: `v1/${this.kind}/${encodeURIComponent(id)}` }),
+    );
   }
 
   /** Creates or updates one record (only the fields given change); retried safely. */
@@ -120,7 +136,8 @@ function listPageOf(answer: unknown): { entries: unknown[]; cursor: string; has_
   const entries = entriesOf(answer);
   const cursor = isRecord(answer) ? answer['cursor'] : undefined;
   const hasMore = isRecord(answer) ? answer['has_more'] : undefined;
-  if (typeof cursor !== 'string' || typeof hasMore !== 'boolean') throw new TypeError('the service answered a listing without cursor');
+  if (typeof cursor !== 'string' || typeof hasMore !== 'boolean')
+    throw new TypeError('the service answered a listing without cursor');
   return { entries, cursor, has_more: hasMore };
 }
 
@@ -150,11 +167,15 @@ export class TaskServiceClient {
 
   /** The account's settings; its zone becomes the one Dates are written in, unless one was given. */
   async settings(): Promise<Settings> {
-    return this.remember(decodeRecord<Settings>(await this.transport.send({ method: 'GET', path: 'v1/settings' }), DATE_FIELDS.settings));
+    return this.remember(
+      decodeRecord<Settings>(await this.transport.send({ method: 'GET', path: 'v1/settings' }), DATE_FIELDS.settings),
+    );
   }
 
   async updateSettings(write: SettingsWrite): Promise<Settings> {
-    return this.remember(decodeRecord<Settings>(await this.post('v1/settings', encodeWrite(write, this.timeZone)), DATE_FIELDS.settings));
+    return this.remember(
+      decodeRecord<Settings>(await this.post('v1/settings', encodeWrite(write, this.timeZone)), DATE_FIELDS.settings),
+    );
   }
 
   private remember(settings: Settings): Settings {
@@ -169,7 +190,12 @@ export class TaskServiceClient {
    */
   sync<K extends SyncKind>(kind: K, cursor?: string, pageSize?: number): AsyncGenerator<SyncPage<RecordOf[K]>> {
     const records = new Records(this, kind);
-    return syncPages((from, limit) => records.list({ ...(from === undefined ? {} : { cursor: from }), ...(limit === undefined ? {} : { limit }) }), cursor, pageSize);
+    return syncPages(
+      (from, limit) =>
+        records.list({ ...(from === undefined ? {} : { cursor: from }), ...(limit === undefined ? {} : { limit }) }),
+      cursor,
+      pageSize,
+    );
   }
 }
 

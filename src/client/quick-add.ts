@@ -13,7 +13,11 @@ export type QuickAddToken =
   | { readonly kind: 'tag'; readonly raw: string; readonly name: string }
   | { readonly kind: 'priority'; readonly raw: string; readonly priority: 1 | 2 | 3 }
   /** `date`: `YYYY-MM-DD`; or a day relative to today, resolved by quickAddTask. */
-  | { readonly kind: 'start'; readonly raw: string; readonly day: 'today' | 'tomorrow' | Weekday | { readonly date: string } }
+  | {
+      readonly kind: 'start';
+      readonly raw: string;
+      readonly day: 'today' | 'tomorrow' | Weekday | { readonly date: string };
+    }
   | { readonly kind: 'box'; readonly raw: string; readonly box: 'noplan' | 'next' | 'waiting' };
 
 export interface QuickAdd {
@@ -119,7 +123,11 @@ function startDateOf(day: Extract<QuickAddToken, { kind: 'start' }>['day'], toda
  * The task a quick add makes. `today` is the account's date now (`YYYY-MM-DD`); `box` the view's
  * box it is added in, unless a token says otherwise. Later tokens of a kind win, tags add up.
  */
-export function quickAddTask(parsed: QuickAdd, today: string, box?: 'inbox' | 'next' | 'noplan' | 'waiting'): TaskWrite {
+export function quickAddTask(
+  parsed: QuickAdd,
+  today: string,
+  box?: 'inbox' | 'next' | 'noplan' | 'waiting',
+): TaskWrite {
   const task: TaskWrite = { title: parsed.title };
   const tags: string[] = [];
   if (box !== undefined) task.attribute = box;

@@ -42,7 +42,10 @@ type Encodable<Input, DateField extends keyof Input> = {
 };
 
 /** A task to create (title needed) or update (id needed; only the fields given change). Text raw. */
-export type TaskWrite = Encodable<z.input<typeof taskShape>, 'start_at' | 'end_at' | 'completed' | 'trashed' | 'deleted'>;
+export type TaskWrite = Encodable<
+  z.input<typeof taskShape>,
+  'start_at' | 'end_at' | 'completed' | 'trashed' | 'deleted'
+>;
 export type ProjectWrite = Encodable<z.input<typeof projectShape>, 'archived' | 'deleted'>;
 export type ContextWrite = Encodable<z.input<typeof contextShape>, 'deleted'>;
 export type SettingsWrite = z.input<typeof settingsShape>;
@@ -82,7 +85,8 @@ export function decodeRecord<T>(wire: unknown, dateFields: readonly string[]): T
   if (!isRecord(wire)) throw new TypeError('the service answered something other than a record');
   const decoded: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(wire)) {
-    decoded[field] = dateFields.includes(field) && typeof value === 'string' ? parseWireDate(value) : unescapeValue(value);
+    decoded[field] =
+      dateFields.includes(field) && typeof value === 'string' ? parseWireDate(value) : unescapeValue(value);
   }
   // The service's answers have the shapes of src/http/wire/shapes.ts (the OpenAPI tests hold it
   // to them), and the loop above turns each into T as Decoded describes it.

@@ -26,7 +26,11 @@ export type PageReader<T> = (
  * E008 (the cursor is older than the oldest purge), it starts over with a full listing and says
  * so on that listing's first page (`restarted`).
  */
-export async function* syncPages<T>(read: PageReader<T>, cursor: string | undefined, limit?: number): AsyncGenerator<SyncPage<T>> {
+export async function* syncPages<T>(
+  read: PageReader<T>,
+  cursor: string | undefined,
+  limit?: number,
+): AsyncGenerator<SyncPage<T>> {
   let position = cursor;
   let full = cursor === undefined;
   let restarted = false;
@@ -35,7 +39,8 @@ export async function* syncPages<T>(read: PageReader<T>, cursor: string | undefi
     try {
       page = await read(position, limit);
     } catch (error) {
-      if (!(error instanceof TaskServiceError && error.retcode === 'E008') || position === undefined || full) throw error;
+      if (!(error instanceof TaskServiceError && error.retcode === 'E008') || position === undefined || full)
+        throw error;
       position = undefined;
       full = true;
       restarted = true;

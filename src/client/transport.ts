@@ -21,7 +21,11 @@ export interface RetryPolicy {
 export const DEFAULT_RETRY: RetryPolicy = { retries: 4, baseDelayMs: 250, maxDelayMs: 30_000 };
 
 /** Told before each retry: why, after which attempt, and how long it waits. */
-export type RetryListener = (event: { readonly reason: string; readonly attempt: number; readonly delayMs: number }) => void;
+export type RetryListener = (event: {
+  readonly reason: string;
+  readonly attempt: number;
+  readonly delayMs: number;
+}) => void;
 
 export interface TransportOptions {
   readonly baseUrl: string;
@@ -85,7 +89,10 @@ export class Transport {
   }
 
   private urlOf(request: Request): string {
-    const url = new URL(request.path, this.options.baseUrl.endsWith('/') ? this.options.baseUrl : `${this.options.baseUrl}/`);
+    const url = new URL(
+      request.path,
+      this.options.baseUrl.endsWith('/') ? this.options.baseUrl : `${this.options.baseUrl}/`,
+    );
     for (const [name, value] of Object.entries(request.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
@@ -95,7 +102,10 @@ export class Transport {
   /** The parsed JSON of a 200 answer; a TaskServiceError for the service's errors. */
   async send(request: Request): Promise<unknown> {
     const retryable = request.method === 'GET' || request.idempotencyKey !== undefined;
-    const headers: Record<string, string> = { authorization: `Bearer ${this.options.token}`, accept: 'application/json' };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.options.token}`,
+      accept: 'application/json',
+    };
     if (request.body !== undefined) headers['content-type'] = 'application/json; charset=utf-8';
     if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
     const init: RequestInit = {
@@ -117,8 +127,13 @@ export class Transport {
       const text = await response.text();
       if (response.status === 200) return JSON.parse(text);
       const error = errorOf(response.status, text);
-      if (!retryable || attempt > this.retry.retries || (response.status !== 502 && response.status !== 503)) throw error;
-      await this.wait(error.retcode ?? `HTTP ${response.status}`, attempt, retryAfterMs(response.headers.get('retry-after')));
+      if (!retryable || attempt > this.retry.retries || (response.status !== 502 && response.status !== 503))
+        throw error;
+      await this.wait(
+        error.retcode ?? `HTTP ${response.status}`,
+        attempt,
+        retryAfterMs(response.headers.get('retry-after')),
+      );
     }
   }
 

@@ -67,7 +67,11 @@ export interface TokenAnswer {
 }
 
 /** Appends parameters to a redirect URI: in the query for codes, in the fragment for tokens. */
-export function redirectWith(redirectUri: string, inFragment: boolean, params: Readonly<Record<string, string | undefined>>): string {
+export function redirectWith(
+  redirectUri: string,
+  inFragment: boolean,
+  params: Readonly<Record<string, string | undefined>>,
+): string {
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries(params)) if (value !== undefined) search.append(name, value);
   if (inFragment) return `${redirectUri}#${search.toString()}`;

@@ -147,7 +147,11 @@ function splitParts(body: string): Map<string, string> | null {
  * A part's parsed value: `absent` when the rule does not give the part, undefined when the
  * value is bad, so one undefined check covers every part.
  */
-function optional<T, D>(value: string | undefined, parse: (value: string) => T | undefined, absent: D): T | D | undefined {
+function optional<T, D>(
+  value: string | undefined,
+  parse: (value: string) => T | undefined,
+  absent: D,
+): T | D | undefined {
   return value === undefined ? absent : parse(value);
 }
 

@@ -35,7 +35,10 @@ export const LAST_YEAR = 9999;
  * calendar, so no zone rule enters.
  */
 export function dayNumberOf(date: CivilDate): number {
-  return instantAtOffset({ year: date.year, month: date.month, day: date.day, hour: 0, minute: 0, second: 0 }, 0) / MICROS_PER_DAY;
+  return (
+    instantAtOffset({ year: date.year, month: date.month, day: date.day, hour: 0, minute: 0, second: 0 }, 0) /
+    MICROS_PER_DAY
+  );
 }
 
 export function dateOfDayNumber(dayNumber: number): CivilDate {
@@ -73,7 +76,12 @@ export function firstDayOfSeriesAfter(rule: RepeatRule, startDay: number): numbe
     const period = periodOf(rule, start, startDay, periodsAhead);
     if (period === null || period.firstDay > lastDay) return null;
     if (periodsAhead >= MIN_PERIODS_SEARCHED && period.firstDay > startDay + MIN_DAYS_SEARCHED) return null;
-    const found = firstSelectedDay(selection, Math.max(period.firstDay, startDay + 1), Math.min(period.lastDay, lastDay), budget);
+    const found = firstSelectedDay(
+      selection,
+      Math.max(period.firstDay, startDay + 1),
+      Math.min(period.lastDay, lastDay),
+      budget,
+    );
     if (found !== null) return found;
   }
   return null;
@@ -149,7 +157,8 @@ function daySelectionOf(rule: RepeatRule, start: CivilDate, startDay: number): D
   const yearly = rule.frequency === 'YEARLY';
   const months = rule.byMonth ?? (yearly && !picksDays ? [start.month] : null);
   const monthDays = rule.byMonthDay ?? ((yearly || rule.frequency === 'MONTHLY') && !picksDays ? [start.day] : null);
-  const weekdays = rule.byDay ?? (rule.frequency === 'WEEKLY' ? [{ weekday: weekdayOf(startDay), ordinal: null }] : null);
+  const weekdays =
+    rule.byDay ?? (rule.frequency === 'WEEKLY' ? [{ weekday: weekdayOf(startDay), ordinal: null }] : null);
   return {
     months: months === null ? null : new Set(months),
     monthDays: monthDays === null ? null : monthDaysByLength(monthDays),
@@ -170,8 +179,13 @@ function daySelectionOf(rule: RepeatRule, start: CivilDate, startDay: number): D
 function monthDaysByLength(monthDays: readonly number[]): ReadonlyMap<number, readonly number[]> {
   const byLength = new Map<number, readonly number[]>();
   for (let length = 28; length <= 31; length += 1) {
-    const days = monthDays.map((monthDay) => (monthDay > 0 ? monthDay : length + monthDay + 1)).filter((day) => day <= length);
-    byLength.set(length, [...new Set(days)].sort((a, b) => a - b));
+    const days = monthDays
+      .map((monthDay) => (monthDay > 0 ? monthDay : length + monthDay + 1))
+      .filter((day) => day <= length);
+    byLength.set(
+      length,
+      [...new Set(days)].sort((a, b) => a - b),
+    );
   }
   return byLength;
 }
@@ -180,23 +194,32 @@ function monthDaysByLength(monthDays: readonly number[]): ReadonlyMap<number, re
  * The first selected day in [firstDay, lastDay], walking it month by month, or null when there is
  * none or the budget runs out first.
  */
-function firstSelectedDay(selection: DaySelection, firstDay: number, lastDay: number, budget: WorkBudget): number | null {
+function firstSelectedDay(
+  selection: DaySelection,
+  firstDay: number,
+  lastDay: number,
+  budget: WorkBudget,
+): number | null {
   // One date conversion, then plain month arithmetic: this loop is the search's hot path.
   let { year, month, day: dayOfMonth } = dateOfDayNumber(firstDay);
   let yearSpan = yearSpanOf(year);
-  for (let segmentStart = firstDay; segmentStart <= lastDay; ) {
+  for (let segmentStart = firstDay; segmentStart <= lastDay;) {
     budget.left -= 1;
     if (budget.left <= 0) return null;
     const monthLength = daysInMonth(year, month);
     const firstOfMonth = segmentStart - dayOfMonth + 1;
     const segmentEnd = Math.min(lastDay, firstOfMonth + monthLength - 1);
     if (selection.months === null || selection.months.has(month)) {
-      const candidates = selection.monthDays === null ? EVERY_DAY_OF_MONTH : (selection.monthDays.get(monthLength) ?? []);
+      const candidates =
+        selection.monthDays === null ? EVERY_DAY_OF_MONTH : (selection.monthDays.get(monthLength) ?? []);
       for (const candidate of candidates) {
         const dayNumber = firstOfMonth + candidate - 1;
         if (dayNumber > segmentEnd) break;
         budget.left -= 1;
-        if (dayNumber >= segmentStart && matchesWeekday(selection, dayNumber, { yearSpan, dayOfMonth: candidate, monthLength })) {
+        if (
+          dayNumber >= segmentStart &&
+          matchesWeekday(selection, dayNumber, { yearSpan, dayOfMonth: candidate, monthLength })
+        ) {
           return dayNumber;
         }
       }

@@ -73,7 +73,13 @@ function placed(clock: WallClock, original: Micros, allDay: boolean, zone: strin
 }
 
 /** The instant as far on the wall clock from `nextClock` as it was from `anchorClock`. */
-function keptAtDistance(us: Micros, anchorClock: WallClock, nextClock: WallClock, allDay: boolean, zone: string): Micros {
+function keptAtDistance(
+  us: Micros,
+  anchorClock: WallClock,
+  nextClock: WallClock,
+  allDay: boolean,
+  zone: string,
+): Micros {
   const distance = localSecondsOf(localClockOf(us, allDay, zone)) - localSecondsOf(anchorClock);
   return placed(clockAtLocalSeconds(localSecondsOf(nextClock) + distance), us, allDay, zone);
 }

@@ -25,7 +25,10 @@ export function mergeTask(existing: Task | undefined, input: TaskInput, context:
   if (existing === undefined && input.title === undefined) {
     // A change to an id that does not exist creates a task of that id, which needs a title: say so,
     // as the client most likely meant to change a task it believes is there.
-    throw invalid('title', input.id === undefined ? 'required' : 'required: no task has this id, so this would create one');
+    throw invalid(
+      'title',
+      input.id === undefined ? 'required' : 'required: no task has this id, so this would create one',
+    );
   }
   const base: TaskDraft = existing ?? {
     id: input.id ?? context.newId,

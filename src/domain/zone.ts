@@ -91,7 +91,15 @@ const CONVENTIONAL_WORD = /^(?:(?:[A-Z][a-z]+)+|[a-z]{1,3}|[A-Z]{1,4}(?:[0-9]+[A
  * Link names in common use whose words Node 20's Intl lists under no name of its own (it names
  * these zones by their older spellings: `Asia/Calcutta`, `Asia/Saigon`).
  */
-const COMMON_LINKS = ['Etc/UTC', 'Asia/Kolkata', 'Asia/Ho_Chi_Minh', 'Europe/Kyiv', 'Asia/Kathmandu', 'Asia/Yangon', 'America/Nuuk'];
+const COMMON_LINKS = [
+  'Etc/UTC',
+  'Asia/Kolkata',
+  'Asia/Ho_Chi_Minh',
+  'Europe/Kyiv',
+  'Asia/Kathmandu',
+  'Asia/Yangon',
+  'America/Nuuk',
+];
 
 /** Each word of Intl's own zone names (and COMMON_LINKS), by its lower case, as those names spell it. */
 let knownWordSpellings: Map<string, Set<string>> | undefined;
@@ -305,8 +313,7 @@ function daysFromCivil(year: number, month: number, day: number): number {
   const monthFromMarch = month > 2 ? month - 3 : month + 9;
   // 153 days per 5 months from March: 31 30 31 30 31, a pattern that repeats until February.
   const dayOfYear = Math.floor((153 * monthFromMarch + 2) / 5) + day - 1;
-  const dayOfCycle =
-    yearOfCycle * 365 + Math.floor(yearOfCycle / 4) - Math.floor(yearOfCycle / 100) + dayOfYear;
+  const dayOfCycle = yearOfCycle * 365 + Math.floor(yearOfCycle / 4) - Math.floor(yearOfCycle / 100) + dayOfYear;
   return cycle * DAYS_PER_CYCLE + dayOfCycle + CYCLE_ZERO_DAY;
 }
 

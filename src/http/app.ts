@@ -90,7 +90,12 @@ const DEFAULT_LOAD_LIMITS: LoadLimits = { maxInFlight: 1024, maxEventLoopDelayMs
  * requests without any credential, each at 1 KiB/s on average once its first 2 seconds are over
  * (a 1 MiB body then may take up to about 17 minutes).
  */
-const DEFAULT_BODY_WAIT_LIMITS: BodyWaitLimits = { maxWaiting: 256, maxWaitingWithoutCredential: 64, minBytesPerSecond: 1024, graceMs: 2000 };
+const DEFAULT_BODY_WAIT_LIMITS: BodyWaitLimits = {
+  maxWaiting: 256,
+  maxWaitingWithoutCredential: 64,
+  minBytesPerSecond: 1024,
+  graceMs: 2000,
+};
 
 /** Above the 2,000 connections the overload proof holds from one address (a proxy's, say). */
 const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 4096;
@@ -277,7 +282,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     );
   });
 
-  const notFound = (request: FastifyRequest, reply: FastifyReply): void => sendError(request, reply, WireError.noSuchAddress());
+  const notFound = (request: FastifyRequest, reply: FastifyReply): void =>
+    sendError(request, reply, WireError.noSuchAddress());
   app.setNotFoundHandler(notFound);
   if (deps.webApp) registerWebApp(app, deps.webApp, notFound);
 
@@ -286,7 +292,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const known = wireErrorOf(error) ?? (request.raw.readableAborted ? WireError.unparsableJson() : undefined);
     if (known === undefined) deps.log.error({ err: error, path: loggedPath(request) }, 'unexpected error');
     // Only the store's faults: a shed or rate-limited request (E503 too) is logged by its response line.
-    else if (error instanceof StoreUnavailableError) deps.log.warn({ err: error, path: loggedPath(request) }, 'store unavailable');
+    else if (error instanceof StoreUnavailableError)
+      deps.log.warn({ err: error, path: loggedPath(request) }, 'store unavailable');
     sendError(request, reply, known ?? WireError.internal());
   });
 

@@ -64,7 +64,11 @@ export class BodyWaits {
   enter(request: IncomingMessage, carriesCredential: boolean): boolean {
     if (this.#waiting.size >= this.limits.maxWaiting) return false;
     if (!carriesCredential && this.#withoutCredential >= this.limits.maxWaitingWithoutCredential) return false;
-    this.#waiting.set(request, { startedAt: performance.now(), bytesReadBefore: bytesReadOf(request), withoutCredential: !carriesCredential });
+    this.#waiting.set(request, {
+      startedAt: performance.now(),
+      bytesReadBefore: bytesReadOf(request),
+      withoutCredential: !carriesCredential,
+    });
     if (!carriesCredential) this.#withoutCredential += 1;
     return true;
   }

@@ -17,6 +17,9 @@ export function idempotencyOf(request: FastifyRequest): Idempotency | undefined 
   if (typeof key !== 'string' || key.length < 1 || key.length > KEY_MAX) {
     throw WireError.invalidParameter('Idempotency-Key', `1-${KEY_MAX} characters`);
   }
-  const requestHash = createHash('sha256').update(`${rawPath(request)}\n`).update(bodyTextOf(request)).digest('hex');
+  const requestHash = createHash('sha256')
+    .update(`${rawPath(request)}\n`)
+    .update(bodyTextOf(request))
+    .digest('hex');
   return { key, requestHash };
 }

@@ -75,7 +75,12 @@ async function readPem(file: string, what: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (error) {
-    const reason = errorCode(error) === 'ENOENT' ? 'no such file' : errorCode(error) === 'EACCES' ? 'not readable by this user' : 'cannot be read';
+    const reason =
+      errorCode(error) === 'ENOENT'
+        ? 'no such file'
+        : errorCode(error) === 'EACCES'
+          ? 'not readable by this user'
+          : 'cannot be read';
     throw new StartupError(`the TLS ${what} file ${file}: ${reason} (see --tls-cert and --tls-key)`, { cause: error });
   }
 }
@@ -133,7 +138,10 @@ export async function loadTls(
       { name: 'extKeyUsage', serverAuth: true },
       {
         name: 'subjectAltName',
-        altNames: [...dns.map((value) => ({ type: 2 as const, value })), ...ips.map((ip) => ({ type: 7 as const, ip }))],
+        altNames: [
+          ...dns.map((value) => ({ type: 2 as const, value })),
+          ...ips.map((ip) => ({ type: 7 as const, ip })),
+        ],
       },
     ],
   });

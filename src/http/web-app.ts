@@ -101,7 +101,11 @@ function sendWebFile(request: FastifyRequest, reply: FastifyReply, file: WebFile
  * Serves the app at `/`, its service worker and its hashed assets; every other path still
  * reaches the not-found handler (E002), the app itself routes by the URL's fragment.
  */
-export function registerWebApp(app: FastifyInstance, files: WebAppFiles, notFound: (request: FastifyRequest, reply: FastifyReply) => void): void {
+export function registerWebApp(
+  app: FastifyInstance,
+  files: WebAppFiles,
+  notFound: (request: FastifyRequest, reply: FastifyReply) => void,
+): void {
   const serve = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
     const file = files.byPath.get(request.url.split('?', 1)[0] ?? '');
     if (file === undefined) {

@@ -14,7 +14,8 @@ export class AdminError extends Error {
 /** Why a credential does not let a request in: 401 or 403 in HTTP terms. */
 export type Denial = 'unauthenticated' | 'forbidden';
 
-export type Authentication = { readonly ok: true; readonly grant: TokenGrant } | { readonly ok: false; readonly denial: Denial };
+export type Authentication =
+  { readonly ok: true; readonly grant: TokenGrant } | { readonly ok: false; readonly denial: Denial };
 
 export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
@@ -46,7 +47,8 @@ export class AccountService {
     const account = await this.store.findAccount(username);
     if (account === undefined) throw new AdminError(`no such user: ${username}`);
     // A token of a disabled account would be refused (E403) at once: say so instead of making one.
-    if (account.disabled) throw new AdminError(`user ${username} is disabled: its tokens are refused, so none was made`);
+    if (account.disabled)
+      throw new AdminError(`user ${username} is disabled: its tokens are refused, so none was made`);
     const secret = newTokenSecret();
     const expiresAt = expiresInDays === null ? null : nowMicros() + expiresInDays * MICROS_PER_DAY;
     await this.store.insertToken({ hash: hashToken(secret), accountId: account.id, scope, name, expiresAt });

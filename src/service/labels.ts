@@ -10,7 +10,11 @@ import { newRecordId } from './ids.js';
 
 /** How a client's change applies to each named kind. */
 const MERGE: {
-  readonly [K in NamedKind]: (existing: RecordsByKind[K] | undefined, input: LabelInput, newId: string) => DraftsByKind[K];
+  readonly [K in NamedKind]: (
+    existing: RecordsByKind[K] | undefined,
+    input: LabelInput,
+    newId: string,
+  ) => DraftsByKind[K];
 } = {
   project: mergeProject,
   context: mergeContext,

@@ -50,7 +50,8 @@ export class OAuthService {
     const client = CLIENT_ID_PATTERN.test(clientId) ? await this.store.auth.findClient(clientId) : undefined;
     if (client === undefined) return { kind: 'error_page', message: 'unknown client' };
     const redirectUri = this.#redirectUriOf(client, params.redirect_uri);
-    if (redirectUri === undefined) return { kind: 'error_page', message: 'the redirect_uri is not one registered for this client' };
+    if (redirectUri === undefined)
+      return { kind: 'error_page', message: 'the redirect_uri is not one registered for this client' };
 
     const state = params.state;
     const responseType = params.response_type;
@@ -73,12 +74,15 @@ export class OAuthService {
       const method = params.code_challenge_method;
       challenge = params.code_challenge;
       if (challenge === undefined || challenge === '') {
-        if (client.secretHash === null) return refuse('invalid_request', 'a public client must send a code_challenge (S256)', false);
+        if (client.secretHash === null)
+          return refuse('invalid_request', 'a public client must send a code_challenge (S256)', false);
         challenge = undefined;
-        if (method !== undefined) return refuse('invalid_request', 'code_challenge_method without code_challenge', false);
+        if (method !== undefined)
+          return refuse('invalid_request', 'code_challenge_method without code_challenge', false);
       } else {
         if (method !== 'S256') return refuse('invalid_request', 'code_challenge_method must be S256', false);
-        if (!PKCE_VALUE.test(challenge)) return refuse('invalid_request', 'code_challenge is not a valid S256 challenge', false);
+        if (!PKCE_VALUE.test(challenge))
+          return refuse('invalid_request', 'code_challenge is not a valid S256 challenge', false);
       }
     }
     return { kind: 'ok', request: { client, responseType, redirectUri, scope, state, challenge } };
@@ -223,7 +227,8 @@ export class OAuthService {
     const hash = hashSecret(token);
     const at = now();
     const grant = await this.store.auth.findRefreshToken(hash);
-    if (grant === undefined || grant.clientId !== client.id) throw new OAuthError('invalid_grant', 'unknown refresh token');
+    if (grant === undefined || grant.clientId !== client.id)
+      throw new OAuthError('invalid_grant', 'unknown refresh token');
     if (grant.revoked) {
       // Refresh tokens rotate: a spent one coming back means two parties hold it; end the grant.
       await this.store.auth.revokeGrant(grant.grantId, at);
@@ -241,7 +246,13 @@ export class OAuthService {
     return this.#issue(client, grant.accountId, asked, grant.grantId, at);
   }
 
-  async #issue(client: OAuthClient, accountId: number, scope: Scope, grantId: string, at: Micros): Promise<TokenAnswer> {
+  async #issue(
+    client: OAuthClient,
+    accountId: number,
+    scope: Scope,
+    grantId: string,
+    at: Micros,
+  ): Promise<TokenAnswer> {
     const accessToken = randomHex(32);
     const refreshToken = randomHex(32);
     await this.store.auth.insertIssuedToken(
@@ -256,7 +267,11 @@ export class OAuthService {
       },
       at,
     );
-    await this.store.auth.insertRefreshToken(hashSecret(refreshToken), { accountId, clientId: client.id, scope, grantId }, at);
+    await this.store.auth.insertRefreshToken(
+      hashSecret(refreshToken),
+      { accountId, clientId: client.id, scope, grantId },
+      at,
+    );
     return {
       access_token: accessToken,
       token_type: 'bearer',
@@ -274,15 +289,22 @@ export class OAuthService {
   /** HTTP Basic or `client_id` (+ `client_secret`) in the form; never both kinds at once. */
   async #authenticateClient(request: TokenRequest): Promise<OAuthClient> {
     const { form, basic } = request;
-    if (basic !== undefined && (form['client_secret'] !== undefined || (form['client_id'] !== undefined && form['client_id'] !== basic.clientId))) {
-      throw new OAuthError('invalid_request', 'client credentials sent both in the Authorization header and in the form');
+    if (
+      basic !== undefined &&
+      (form['client_secret'] !== undefined || (form['client_id'] !== undefined && form['client_id'] !== basic.clientId))
+    ) {
+      throw new OAuthError(
+        'invalid_request',
+        'client credentials sent both in the Authorization header and in the form',
+      );
     }
     const clientId = basic?.clientId ?? form['client_id'] ?? '';
     const secret = basic?.secret ?? form['client_secret'];
     const client = CLIENT_ID_PATTERN.test(clientId) ? await this.store.auth.findClient(clientId) : undefined;
     if (client === undefined) throw new OAuthError('invalid_client', 'unknown client');
     if (client.secretHash === null) {
-      if (secret !== undefined && secret !== '') throw new OAuthError('invalid_client', 'a public client has no secret');
+      if (secret !== undefined && secret !== '')
+        throw new OAuthError('invalid_client', 'a public client has no secret');
       return client;
     }
     if (secret === undefined || !sameHash(hashSecret(secret), client.secretHash)) {
@@ -297,7 +319,8 @@ export class OAuthService {
       await this.store.auth.failuresSince(tokenEndpointKey(address), at - THROTTLE_WINDOW_MICROS),
       FAILURES_PER_ADDRESS,
     );
-    if (until !== null && at < until) throw new OAuthError('temporarily_unavailable', 'too many failed attempts; try again later');
+    if (until !== null && at < until)
+      throw new OAuthError('temporarily_unavailable', 'too many failed attempts; try again later');
   }
 
   /** The redirect URI of the request: a registered one, or the only one when none is given. */

@@ -7,7 +7,8 @@ export class SettingsService {
   constructor(private readonly store: Store) {}
 
   async update(accountId: number, patch: SettingsPatch): Promise<Account> {
-    if (patch.timezone !== undefined && !isValidTimeZone(patch.timezone)) throw invalid('timezone', 'unknown IANA zone');
+    if (patch.timezone !== undefined && !isValidTimeZone(patch.timezone))
+      throw invalid('timezone', 'unknown IANA zone');
     return this.store.updateSettings(accountId, patch);
   }
 }

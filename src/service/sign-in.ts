@@ -17,8 +17,7 @@ import { hashSecret, randomSecret } from './secrets.js';
 const TOUCH_EVERY_MICROS = 10 * 60 * MICROS_PER_SECOND;
 
 export type SignInResult =
-  | { readonly ok: true; readonly sessionId: string; readonly account: Account }
-  | { readonly ok: false };
+  { readonly ok: true; readonly sessionId: string; readonly account: Account } | { readonly ok: false };
 
 export type SignUpResult =
   | { readonly ok: true; readonly sessionId: string; readonly account: Account }
@@ -65,7 +64,12 @@ export class SignInService {
     if (password.length < 8) return { ok: false, message: 'a password has at least 8 characters' };
     const at = now();
     // Sign-ups count against the address like failures, so a script cannot make accounts in bulk.
-    if (refusedUntil(await this.store.auth.failuresSince(addressKey(address), at - THROTTLE_WINDOW_MICROS), FAILURES_PER_ADDRESS) !== null) {
+    if (
+      refusedUntil(
+        await this.store.auth.failuresSince(addressKey(address), at - THROTTLE_WINDOW_MICROS),
+        FAILURES_PER_ADDRESS,
+      ) !== null
+    ) {
       return { ok: false, message: 'too many attempts from this address; try again later' };
     }
     await this.store.auth.recordFailure(addressKey(address), at);
@@ -126,7 +130,10 @@ export class SignInService {
   async #throttled(username: string, address: string, at: Micros): Promise<boolean> {
     const since = at - THROTTLE_WINDOW_MICROS;
     const byUser = refusedUntil(await this.store.auth.failuresSince(userKey(username), since), FAILURES_PER_USERNAME);
-    const byAddress = refusedUntil(await this.store.auth.failuresSince(addressKey(address), since), FAILURES_PER_ADDRESS);
+    const byAddress = refusedUntil(
+      await this.store.auth.failuresSince(addressKey(address), since),
+      FAILURES_PER_ADDRESS,
+    );
     return (byUser !== null && at < byUser) || (byAddress !== null && at < byAddress);
   }
 

@@ -29,7 +29,9 @@ export interface TakenCode {
  */
 export interface AuthStore {
   /** The account and its password hash (null when it has none), by username. */
-  findCredentials(username: string): Promise<{ readonly account: Account; readonly passwordHash: string | null } | undefined>;
+  findCredentials(
+    username: string,
+  ): Promise<{ readonly account: Account; readonly passwordHash: string | null } | undefined>;
   /** Sets the password and ends every session of the account, together. False: no such user. */
   setPassword(username: string, passwordHash: string): Promise<boolean>;
   listAccounts(): Promise<readonly Account[]>;
@@ -65,7 +67,9 @@ export interface AuthStore {
   /** Revokes every access and refresh token of the grant. */
   revokeGrant(grantId: string, now: Micros): Promise<void>;
   /** The access token's client and grant, for RFC 7009 revocation. */
-  findIssuedToken(hash: string): Promise<{ readonly clientId: string | null; readonly grantId: string | null } | undefined>;
+  findIssuedToken(
+    hash: string,
+  ): Promise<{ readonly clientId: string | null; readonly grantId: string | null } | undefined>;
 
   listTokens(accountId: number): Promise<readonly TokenSummary[]>;
   /** Revokes the token with that id (of that account, when given); false when there is none. */

@@ -13,7 +13,9 @@ export async function storeExists(location: StoreLocation): Promise<boolean> {
   const client = new pg.Client({ connectionString: location.url, connectionTimeoutMillis: 10_000 });
   await client.connect();
   try {
-    const result = await client.query<{ found: boolean }>("SELECT to_regclass('schema_migrations') IS NOT NULL AS found");
+    const result = await client.query<{ found: boolean }>(
+      "SELECT to_regclass('schema_migrations') IS NOT NULL AS found",
+    );
     return result.rows[0]?.found === true;
   } finally {
     await client.end();

@@ -40,7 +40,9 @@ describe('quick add', () => {
 
   it('leaves quoted text, lookalikes and everything else in the title unchanged', () => {
     expect(parseQuickAdd('Read "#1 @home *bold" now').title).toBe('Read "#1 @home *bold" now');
-    expect(parseQuickAdd('Fix !4 issue, ^2026-02-30 and ~later; email a@b.c').title).toBe('Fix !4 issue, ^2026-02-30 and ~later; email a@b.c');
+    expect(parseQuickAdd('Fix !4 issue, ^2026-02-30 and ~later; email a@b.c').title).toBe(
+      'Fix !4 issue, ^2026-02-30 and ~later; email a@b.c',
+    );
     expect(parseQuickAdd('Fix !4 issue').tokens).toEqual([]);
     expect(parseQuickAdd('  spaced   out  #P  title ').title).toBe('spaced   out  title');
     expect(parseQuickAdd('# lone').title).toBe('# lone');
@@ -48,6 +50,9 @@ describe('quick add', () => {
   });
 
   it('lets a later token of a kind win', () => {
-    expect(quickAddTask(parseQuickAdd('a #One #Two !1 !3'), '2026-11-23')).toMatchObject({ project: 'Two', priority: 3 });
+    expect(quickAddTask(parseQuickAdd('a #One #Two !1 !3'), '2026-11-23')).toMatchObject({
+      project: 'Two',
+      priority: 3,
+    });
   });
 });

@@ -13,7 +13,9 @@ import { escapeHtml } from '../../src/http/wire/escape.js';
 /** The fields of an answer shape that are date-times, nullable or not. */
 function dateFieldsOf(shape: z.ZodObject): string[] {
   return Object.entries(shape.shape)
-    .filter(([, field]) => field === wireDateTime || (field instanceof z.ZodNullable && field.unwrap() === wireDateTime))
+    .filter(
+      ([, field]) => field === wireDateTime || (field instanceof z.ZodNullable && field.unwrap() === wireDateTime),
+    )
     .map(([name]) => name);
 }
 
@@ -26,7 +28,13 @@ describe('the SDK units', () => {
   });
 
   it('undoes the server escaping of any text exactly once', () => {
-    for (const text of [`<a href="x">Tom & 'Jerry'</a>`, '&amp;lt; stays &lt;', 'plain', '&copy; &#40; untouched', '']) {
+    for (const text of [
+      `<a href="x">Tom & 'Jerry'</a>`,
+      '&amp;lt; stays &lt;',
+      'plain',
+      '&copy; &#40; untouched',
+      '',
+    ]) {
       expect(unescapeHtml(escapeHtml(text))).toBe(text);
     }
     expect(unescapeHtml('&amp;lt;')).toBe('&lt;');

@@ -1,14 +1,31 @@
 import { describe, expect, it } from 'vitest';
-import { isRegistrableRedirectUri, parseScope, redirectUriMatches, refusedUntil, scopeCovers } from '../../src/domain/auth.js';
+import {
+  isRegistrableRedirectUri,
+  parseScope,
+  redirectUriMatches,
+  refusedUntil,
+  scopeCovers,
+} from '../../src/domain/auth.js';
 import { redirectWith } from '../../src/domain/oauth.js';
 
 describe('redirect URI matching (ACCOUNTS.md section 3)', () => {
-  const registered = ['https://app.example/cb', 'http://127.0.0.1/native', 'http://[::1]:8080/v6', 'com.example.app:/cb'];
+  const registered = [
+    'https://app.example/cb',
+    'http://127.0.0.1/native',
+    'http://[::1]:8080/v6',
+    'com.example.app:/cb',
+  ];
 
   it('matches character for character', () => {
     expect(redirectUriMatches(registered, 'https://app.example/cb')).toBe(true);
     expect(redirectUriMatches(registered, 'com.example.app:/cb')).toBe(true);
-    for (const uri of ['https://app.example/cb/', 'https://app.example/CB', 'https://app.example/cb?x', 'https://app.example:443/cb', 'http://app.example/cb']) {
+    for (const uri of [
+      'https://app.example/cb/',
+      'https://app.example/CB',
+      'https://app.example/cb?x',
+      'https://app.example:443/cb',
+      'http://app.example/cb',
+    ]) {
       expect(redirectUriMatches(registered, uri), uri).toBe(false);
     }
   });
@@ -60,12 +77,19 @@ describe('the sign-in throttle', () => {
 
 describe('redirect answers', () => {
   it('puts the token first in the fragment, as the original clients parse it', () => {
-    const location = redirectWith('https://a.example/r', true, { access_token: 'abc', token_type: 'bearer', scope: 'write', state: 'x y' });
+    const location = redirectWith('https://a.example/r', true, {
+      access_token: 'abc',
+      token_type: 'bearer',
+      scope: 'write',
+      state: 'x y',
+    });
     expect(location).toBe('https://a.example/r#access_token=abc&token_type=bearer&scope=write&state=x+y');
     expect(location.split('access_token=')[1]?.split('&')[0]).toBe('abc');
   });
 
   it('adds to an existing query, and leaves out what is undefined', () => {
-    expect(redirectWith('https://a.example/r?k=1', false, { code: 'c', state: undefined })).toBe('https://a.example/r?k=1&code=c');
+    expect(redirectWith('https://a.example/r?k=1', false, { code: 'c', state: undefined })).toBe(
+      'https://a.example/r?k=1&code=c',
+    );
   });
 });

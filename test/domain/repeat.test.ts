@@ -45,7 +45,9 @@ function completeRepeatedly(task: RepeatingTask, zone: string, times: number): (
   let current: RepeatingTask | null = task;
   for (let step = 0; step < times; step += 1) {
     const next: ReturnType<typeof nextOccurrence> = current === null ? null : nextOccurrence(current, zone);
-    shown.push(next === null ? null : { start: show(next.startAt, zone), end: show(next.endAt, zone), repeater: next.repeater });
+    shown.push(
+      next === null ? null : { start: show(next.startAt, zone), end: show(next.endAt, zone), repeater: next.repeater },
+    );
     current = next === null || current === null ? null : { ...current, ...next };
   }
   return shown;
@@ -275,7 +277,12 @@ describe('nextOccurrence: wall-clock time across DST', () => {
   it('puts an all-day date whose midnight is skipped at the first instant of that day', () => {
     // Chile springs forward at midnight: 2026-09-06 starts at 01:00.
     const zone = 'America/Santiago';
-    const task: RepeatingTask = { startAt: local('2026-09-05 00:00', zone), endAt: null, allDay: true, repeater: 'FREQ=DAILY' };
+    const task: RepeatingTask = {
+      startAt: local('2026-09-05 00:00', zone),
+      endAt: null,
+      allDay: true,
+      repeater: 'FREQ=DAILY',
+    };
     const next = nextOccurrence(task, zone);
     expect(show(next?.startAt ?? null, zone)).toBe('2026-09-06 01:00 -0300');
     expect(next?.startAt).toBe(startOfDay(local('2026-09-06 12:00', zone), zone));
@@ -329,7 +336,9 @@ describe('nextOccurrence: dates the rule selects', () => {
     ]);
     // An anchor the rule does not select (a Sunday) still counts as DTSTART.
     expect(starts('FREQ=WEEKLY;BYDAY=MO,WE,FR', '2026-03-01 09:00', BERLIN, 1)).toEqual(['2026-03-02 09:00 +0100']);
-    expect(starts('FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR', '2026-03-06 09:00', BERLIN, 1)).toEqual(['2026-03-09 09:00 +0100']);
+    expect(starts('FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR', '2026-03-06 09:00', BERLIN, 1)).toEqual([
+      '2026-03-09 09:00 +0100',
+    ]);
   });
 
   it('groups days into weeks starting on WKST (RFC 5545 example)', () => {
@@ -381,16 +390,50 @@ describe('nextOccurrence: dates the rule selects', () => {
 
   // Cross-checked with python-dateutil's rrule, an independent RFC 5545 implementation.
   it.each([
-    ['FREQ=YEARLY;BYDAY=35FR,-7MO;INTERVAL=4', '2021-08-10', ['2021-08-27', '2021-11-15', '2025-08-29', '2025-11-17', '2029-08-31']],
-    ['INTERVAL=1;FREQ=YEARLY;BYMONTHDAY=-9;BYDAY=-28MO', '2026-02-28', ['2026-06-22', '2037-06-22', '2043-06-22', '2048-06-22', '2054-06-22']],
-    ['BYMONTH=8;BYMONTHDAY=14,-21,2;FREQ=YEARLY;BYDAY=1TU,4FR', '2026-10-21', ['2033-08-02', '2039-08-02', '2044-08-02', '2050-08-02', '2061-08-02']],
-    ['WKST=SA;INTERVAL=4;FREQ=WEEKLY;BYDAY=WE,TU,TU', '2027-05-03', ['2027-05-04', '2027-05-05', '2027-06-01', '2027-06-02', '2027-06-29']],
-    ['WKST=FR;BYDAY=TH,TU;INTERVAL=2;FREQ=WEEKLY', '2023-02-13', ['2023-02-14', '2023-02-16', '2023-02-28', '2023-03-02', '2023-03-14']],
-    ['BYMONTHDAY=-15;FREQ=MONTHLY', '2021-08-10', ['2021-08-17', '2021-09-16', '2021-10-17', '2021-11-16', '2021-12-17']],
-    ['BYDAY=SA;WKST=FR;FREQ=MONTHLY;INTERVAL=2', '2028-12-22', ['2028-12-23', '2028-12-30', '2029-02-03', '2029-02-10', '2029-02-17']],
-    ['BYDAY=-3TU;BYMONTHDAY=-16;BYMONTH=7;FREQ=MONTHLY;WKST=SU;INTERVAL=2', '2029-01-23', ['2030-07-16', '2041-07-16', '2047-07-16', '2052-07-16', '2058-07-16']],
+    [
+      'FREQ=YEARLY;BYDAY=35FR,-7MO;INTERVAL=4',
+      '2021-08-10',
+      ['2021-08-27', '2021-11-15', '2025-08-29', '2025-11-17', '2029-08-31'],
+    ],
+    [
+      'INTERVAL=1;FREQ=YEARLY;BYMONTHDAY=-9;BYDAY=-28MO',
+      '2026-02-28',
+      ['2026-06-22', '2037-06-22', '2043-06-22', '2048-06-22', '2054-06-22'],
+    ],
+    [
+      'BYMONTH=8;BYMONTHDAY=14,-21,2;FREQ=YEARLY;BYDAY=1TU,4FR',
+      '2026-10-21',
+      ['2033-08-02', '2039-08-02', '2044-08-02', '2050-08-02', '2061-08-02'],
+    ],
+    [
+      'WKST=SA;INTERVAL=4;FREQ=WEEKLY;BYDAY=WE,TU,TU',
+      '2027-05-03',
+      ['2027-05-04', '2027-05-05', '2027-06-01', '2027-06-02', '2027-06-29'],
+    ],
+    [
+      'WKST=FR;BYDAY=TH,TU;INTERVAL=2;FREQ=WEEKLY',
+      '2023-02-13',
+      ['2023-02-14', '2023-02-16', '2023-02-28', '2023-03-02', '2023-03-14'],
+    ],
+    [
+      'BYMONTHDAY=-15;FREQ=MONTHLY',
+      '2021-08-10',
+      ['2021-08-17', '2021-09-16', '2021-10-17', '2021-11-16', '2021-12-17'],
+    ],
+    [
+      'BYDAY=SA;WKST=FR;FREQ=MONTHLY;INTERVAL=2',
+      '2028-12-22',
+      ['2028-12-23', '2028-12-30', '2029-02-03', '2029-02-10', '2029-02-17'],
+    ],
+    [
+      'BYDAY=-3TU;BYMONTHDAY=-16;BYMONTH=7;FREQ=MONTHLY;WKST=SU;INTERVAL=2',
+      '2029-01-23',
+      ['2030-07-16', '2041-07-16', '2047-07-16', '2052-07-16', '2058-07-16'],
+    ],
   ])('%s from %s', (rule, start, expected) => {
-    expect(starts(rule, `${start} 09:00`, 'UTC', expected.length)).toEqual(expected.map((date) => `${date} 09:00 +0000`));
+    expect(starts(rule, `${start} 09:00`, 'UTC', expected.length)).toEqual(
+      expected.map((date) => `${date} 09:00 +0000`),
+    );
   });
 
   it('moves a yearly task on 29 February to the next leap year', () => {
@@ -401,7 +444,9 @@ describe('nextOccurrence: dates the rule selects', () => {
     // 2100 is no leap year: eight years to the next one.
     expect(starts('FREQ=YEARLY', '2096-02-29 09:00', 'UTC', 1)).toEqual(['2104-02-29 09:00 +0000']);
     expect(starts('FREQ=YEARLY;INTERVAL=3', '2024-02-29 09:00', 'UTC', 1)).toEqual(['2036-02-29 09:00 +0000']);
-    expect(starts('FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29', '2096-02-29 09:00', 'UTC', 1)).toEqual(['2104-02-29 09:00 +0000']);
+    expect(starts('FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29', '2096-02-29 09:00', 'UTC', 1)).toEqual([
+      '2104-02-29 09:00 +0000',
+    ]);
   });
 
   it('gives up on a rule that never occurs', () => {
@@ -418,7 +463,12 @@ describe('nextOccurrence: dates the rule selects', () => {
     // A 53rd weekday of the year falls on 30 or 31 December, never on days 1 to 28.
     const days = Array.from({ length: 28 }, (_unused, index) => index + 1).join(',');
     const never = `FREQ=YEARLY;BYMONTHDAY=${days};BYDAY=53MO,53TU,53WE,53TH,53FR,53SA,53SU`;
-    const task: RepeatingTask = { startAt: local('2026-05-01 09:00', BERLIN), endAt: null, allDay: false, repeater: never };
+    const task: RepeatingTask = {
+      startAt: local('2026-05-01 09:00', BERLIN),
+      endAt: null,
+      allDay: false,
+      repeater: never,
+    };
     const began = performance.now();
     for (let index = 0; index < 1000; index += 1) expect(nextOccurrence(task, BERLIN)).toBeNull();
     // Unbounded, this took 16-25 s; bounded, about 0.25 s.
@@ -429,9 +479,13 @@ describe('nextOccurrence: dates the rule selects', () => {
     // 53 Mondays: a year starting on a Monday (2029), or a leap year starting on a Sunday.
     expect(starts('FREQ=YEARLY;BYDAY=53MO', '2024-12-30 09:00', 'UTC', 1)).toEqual(['2029-12-31 09:00 +0000']);
     // Friday the 13th of February: 2026, then 2032.
-    expect(starts('FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=13;BYDAY=FR', '2026-02-13 09:00', 'UTC', 1)).toEqual(['2032-02-13 09:00 +0000']);
+    expect(starts('FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=13;BYDAY=FR', '2026-02-13 09:00', 'UTC', 1)).toEqual([
+      '2032-02-13 09:00 +0000',
+    ]);
     // 29 February on a Monday: 2016, then 2044.
-    expect(starts('FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO', '2016-02-29 09:00', 'UTC', 1)).toEqual(['2044-02-29 09:00 +0000']);
+    expect(starts('FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO', '2016-02-29 09:00', 'UTC', 1)).toEqual([
+      '2044-02-29 09:00 +0000',
+    ]);
   });
 
   it('gives up past the year 9999, even for a huge INTERVAL', () => {
@@ -460,7 +514,12 @@ describe('nextOccurrence: end of the series', () => {
   });
 
   it('keeps the rule text unchanged when there is no COUNT', () => {
-    const task: RepeatingTask = { startAt: local('2026-05-01 09:00', BERLIN), endAt: null, allDay: false, repeater: 'freq=Weekly' };
+    const task: RepeatingTask = {
+      startAt: local('2026-05-01 09:00', BERLIN),
+      endAt: null,
+      allDay: false,
+      repeater: 'freq=Weekly',
+    };
     expect(nextOccurrence(task, BERLIN)?.repeater).toBe('freq=Weekly');
   });
 
@@ -498,7 +557,12 @@ describe('nextOccurrence: end of the series', () => {
   });
 
   it('ends the series for a stored rule it does not support', () => {
-    const task: RepeatingTask = { startAt: local('2026-05-01 09:00', BERLIN), endAt: null, allDay: false, repeater: 'FREQ=HOURLY' };
+    const task: RepeatingTask = {
+      startAt: local('2026-05-01 09:00', BERLIN),
+      endAt: null,
+      allDay: false,
+      repeater: 'FREQ=HOURLY',
+    };
     expect(nextOccurrence(task, BERLIN)).toBeNull();
   });
 });
@@ -543,7 +607,12 @@ describe('nextOccurrence: the second date', () => {
   });
 
   it('anchors on end_at when there is no start_at', () => {
-    const task: RepeatingTask = { startAt: null, endAt: local('2026-03-27 17:00', BERLIN), allDay: false, repeater: 'FREQ=WEEKLY' };
+    const task: RepeatingTask = {
+      startAt: null,
+      endAt: local('2026-03-27 17:00', BERLIN),
+      allDay: false,
+      repeater: 'FREQ=WEEKLY',
+    };
     expect(completeRepeatedly(task, BERLIN, 1)).toEqual([
       { start: null, end: '2026-04-03 17:00 +0200', repeater: 'FREQ=WEEKLY' },
     ]);
@@ -560,7 +629,13 @@ describe('nextOccurrence: the second date', () => {
 
 describe('nextOccurrence: properties', () => {
   const zones = ['UTC', BERLIN, NEW_YORK, 'Australia/Lord_Howe', 'Asia/Kolkata', 'America/Santiago', 'Pacific/Apia'];
-  const rules = ['FREQ=DAILY', 'FREQ=WEEKLY;BYDAY=MO,TH', 'FREQ=MONTHLY;BYMONTHDAY=-1', 'FREQ=MONTHLY;BYDAY=2WE', 'FREQ=YEARLY'];
+  const rules = [
+    'FREQ=DAILY',
+    'FREQ=WEEKLY;BYDAY=MO,TH',
+    'FREQ=MONTHLY;BYMONTHDAY=-1',
+    'FREQ=MONTHLY;BYDAY=2WE',
+    'FREQ=YEARLY',
+  ];
   // 1990 to 2100, whole seconds.
   const instants = fc.integer({ min: 631_152_000, max: 4_102_444_800 }).map((seconds) => seconds * 1_000_000);
 
@@ -575,7 +650,10 @@ describe('nextOccurrence: properties', () => {
         const after = wallClockOf(nextStart, zone);
         const sameTime = after.hour === before.hour && after.minute === before.minute && after.second === before.second;
         // A time skipped by a forward change lands on a different clock reading: its instant then differs.
-        if (!sameTime) expect(instantOfWallClock({ ...after, hour: before.hour, minute: before.minute, second: before.second }, zone)).toBe(nextStart);
+        if (!sameTime)
+          expect(
+            instantOfWallClock({ ...after, hour: before.hour, minute: before.minute, second: before.second }, zone),
+          ).toBe(nextStart);
       }),
     );
   });

@@ -47,9 +47,17 @@ describe('a repeater needs start_at or end_at to repeat from', () => {
   });
 
   it('lets a stored task without either be sent back unchanged, or its repeater be cleared', () => {
-    const sentBack = { title: LEGACY.title, startAt: null, endAt: null, repeater: LEGACY.repeater, priority: 1 } as const;
+    const sentBack = {
+      title: LEGACY.title,
+      startAt: null,
+      endAt: null,
+      repeater: LEGACY.repeater,
+      priority: 1,
+    } as const;
     expect(mergeTask(LEGACY, sentBack, CONTEXT).priority).toBe(1);
     expect(mergeTask(LEGACY, { repeater: null }, CONTEXT).repeater).toBeNull();
-    expect(problemOf(() => mergeTask(LEGACY, { repeater: 'FREQ=DAILY' }, CONTEXT))).toMatchObject({ field: 'repeater' });
+    expect(problemOf(() => mergeTask(LEGACY, { repeater: 'FREQ=DAILY' }, CONTEXT))).toMatchObject({
+      field: 'repeater',
+    });
   });
 });

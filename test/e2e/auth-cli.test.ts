@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, createToken, storeFlags, type StoreArgs } from './support/accounts.js';
 import { oauth, request } from './support/http.js';
-import { cleanUpProcesses, E2E_TEST_TIMEOUT_MS, makeTempDir, runCli, startServe, type ServeProcess } from './support/processes.js';
+import {
+  cleanUpProcesses,
+  E2E_TEST_TIMEOUT_MS,
+  makeTempDir,
+  runCli,
+  startServe,
+  type ServeProcess,
+} from './support/processes.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -63,13 +70,22 @@ describe('task-service user, client and token management commands', { timeout: E
     const publicClient = await cli(['client', 'add', 'CLI', '--redirect-uri', 'http://127.0.0.1/cb', '--public']);
     expect(publicClient.stdout).toMatch(/^[0-9a-f]{24}\n$/);
     const legacy = await cli([
-      'client', 'add', 'Vim', '--redirect-uri', 'https://a.example/x', '--redirect-uri', 'https://b.example/y', '--legacy-implicit',
+      'client',
+      'add',
+      'Vim',
+      '--redirect-uri',
+      'https://a.example/x',
+      '--redirect-uri',
+      'https://b.example/y',
+      '--legacy-implicit',
     ]);
     const [legacyId] = legacy.stdout.split('\n');
 
     const listed = await cli(['client', 'list']);
     expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.stdout).toContain(`${legacyId}\tVim\tconfidential\tlegacy-implicit\thttps://a.example/x https://b.example/y\n`);
+    expect(listed.stdout).toContain(
+      `${legacyId}\tVim\tconfidential\tlegacy-implicit\thttps://a.example/x https://b.example/y\n`,
+    );
     expect(listed.stdout).toMatch(/\tCLI\tpublic\t-\thttp:\/\/127\.0\.0\.1\/cb\n/);
     // The secret is shown once: the list has only ids, names and URIs.
     expect(listed.stdout).not.toContain(confidential.stdout.split('\n')[1]);
@@ -104,7 +120,10 @@ describe('task-service user, client and token management commands', { timeout: E
       listed = await cli(['token', 'list', 'holder']);
     }
     expect(listed.code, listed.stderr).toBe(0);
-    const rows = listed.stdout.trim().split('\n').map((row) => row.split('\t'));
+    const rows = listed.stdout
+      .trim()
+      .split('\n')
+      .map((row) => row.split('\t'));
     expect(rows).toHaveLength(3);
     const laptopRow = rows.find((row) => row[1] === 'laptop') ?? [];
     expect(laptopRow[0]).toMatch(/^[0-9a-f]{16}$/);
@@ -127,7 +146,10 @@ describe('task-service user, client and token management commands', { timeout: E
     for (const token of [phone, phone2]) {
       expect((await request(server.origin, { path: '/v1/tasks', headers: oauth(token) })).status).toBe(401);
     }
-    const states = (await cli(['token', 'list', 'holder'])).stdout.trim().split('\n').map((row) => row.split('\t')[7]);
+    const states = (await cli(['token', 'list', 'holder'])).stdout
+      .trim()
+      .split('\n')
+      .map((row) => row.split('\t')[7]);
     expect(states).toEqual(['revoked', 'revoked', 'revoked']);
 
     expect((await cli(['token', 'revoke', '--id', 'ffffffffffffffff'])).code).toBe(2);

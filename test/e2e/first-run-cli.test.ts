@@ -13,11 +13,22 @@ import { openStore } from '../../src/store/open.js';
 import { addUser, newAccount, storeFlags, type StoreArgs } from './support/accounts.js';
 import { oauth, request } from './support/http.js';
 import { expectOneLine } from './support/one-line.js';
-import { cleanUpProcesses, E2E_TEST_TIMEOUT_MS, makeTempDir, REPO_ROOT, runCli, startServe, type ServeProcess } from './support/processes.js';
+import {
+  cleanUpProcesses,
+  E2E_TEST_TIMEOUT_MS,
+  makeTempDir,
+  REPO_ROOT,
+  runCli,
+  startServe,
+  type ServeProcess,
+} from './support/processes.js';
 import { expectError } from './support/wire.js';
 
 /** Tokens made by earlier versions, 1 in 64 of which started with "-"; pinned here. */
-const DASH_TOKENS = ['-IkT0kenOfAnEarlierVersion_0123456789abcdefghij', '--looksLikeAFlag-0123456789abcdefghijklmnopqrs'];
+const DASH_TOKENS = [
+  '-IkT0kenOfAnEarlierVersion_0123456789abcdefghij',
+  '--looksLikeAFlag-0123456789abcdefghijklmnopqrs',
+];
 
 describe('the command line, as a newcomer meets it', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
   let store: StoreArgs;
@@ -41,7 +52,13 @@ describe('the command line, as a newcomer meets it', { timeout: E2E_TEST_TIMEOUT
       const account = await opened.findAccount('dashes');
       if (account === undefined) throw new Error('the account was not made');
       for (const token of DASH_TOKENS) {
-        await opened.insertToken({ hash: hashToken(token), accountId: account.id, scope: 'write', name: 'old', expiresAt: null });
+        await opened.insertToken({
+          hash: hashToken(token),
+          accountId: account.id,
+          scope: 'write',
+          name: 'old',
+          expiresAt: null,
+        });
       }
     } finally {
       await opened.close();
@@ -58,7 +75,9 @@ describe('the command line, as a newcomer meets it', { timeout: E2E_TEST_TIMEOUT
     expectError(await list(first), 401, 'E401');
 
     expect((await list(second)).status).toBe(200);
-    const fromStdin = await runCli(['token', 'revoke', '--token-stdin', ...storeFlags(store)], { stdin: `${second}\n` });
+    const fromStdin = await runCli(['token', 'revoke', '--token-stdin', ...storeFlags(store)], {
+      stdin: `${second}\n`,
+    });
     expect(fromStdin.code, fromStdin.stderr).toBe(0);
     expect(fromStdin.stdout + fromStdin.stderr).not.toContain(second);
     expectError(await list(second), 401, 'E401');
@@ -87,7 +106,8 @@ describe('the command line, as a newcomer meets it', { timeout: E2E_TEST_TIMEOUT
         const flag: FlagSpec = value;
         const shown = new RegExp(`^ {2}--${name}\\b`, 'm');
         if (!own.has(name)) {
-          if (!['debug', 'help', 'version'].includes(name)) expect(help.stdout, `${spec.words.join(' ')} --${name}`).not.toMatch(shown);
+          if (!['debug', 'help', 'version'].includes(name))
+            expect(help.stdout, `${spec.words.join(' ')} --${name}`).not.toMatch(shown);
           continue;
         }
         expect(help.stdout).toMatch(shown);
@@ -105,7 +125,9 @@ describe('the command line, as a newcomer meets it', { timeout: E2E_TEST_TIMEOUT
   });
 
   it('--version prints the version of package.json', async () => {
-    const manifest = z.object({ version: z.string() }).parse(JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')));
+    const manifest = z
+      .object({ version: z.string() })
+      .parse(JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')));
     for (const args of [['--version'], ['serve', '--version']]) {
       const version = await runCli(args);
       expect(version.code, version.stderr).toBe(0);
@@ -114,13 +136,25 @@ describe('the command line, as a newcomer meets it', { timeout: E2E_TEST_TIMEOUT
   });
 
   it('a near miss gets "did you mean"; a flag without its value says what value', async () => {
-    expectOneLine(await runCli(['serve', '--prot', '8443']), /unknown flag --prot for task-service serve: did you mean --port\?/, 2);
+    expectOneLine(
+      await runCli(['serve', '--prot', '8443']),
+      /unknown flag --prot for task-service serve: did you mean --port\?/,
+      2,
+    );
     expectOneLine(await runCli(['serve', '--data-dri', 'x']), /did you mean --data-dir\?/, 2);
     expectOneLine(await runCli(['usr', 'add', 'x']), /unknown command "usr": did you mean "user"\?/, 2);
-    expectOneLine(await runCli(['token', 'craete', 'x']), /unknown command "token craete": did you mean "token create"\?/, 2);
+    expectOneLine(
+      await runCli(['token', 'craete', 'x']),
+      /unknown command "token craete": did you mean "token create"\?/,
+      2,
+    );
     expectOneLine(await runCli(['token']), /"token" needs a subcommand: one of token create, token revoke/, 2);
     expectOneLine(await runCli(['serve', '--port']), /--port needs a value: --port PORT/, 2);
-    expectOneLine(await runCli(['serve', '--port', 'eighty']), /--port must be a whole number from 0 to 65535, got "eighty"/, 2);
+    expectOneLine(
+      await runCli(['serve', '--port', 'eighty']),
+      /--port must be a whole number from 0 to 65535, got "eighty"/,
+      2,
+    );
     expectOneLine(await runCli(['serve', '--http=yes']), /--http takes no value/, 2);
   });
 });

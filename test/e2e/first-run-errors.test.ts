@@ -14,7 +14,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SQLITE_FILE_NAME } from '../../src/store/open.js';
 import { createTestDatabase, TEST_DATABASE_BASE_URL } from '../support/postgres.js';
 import { expectOneLine, STACK_FRAME } from './support/one-line.js';
-import { CLI_SCRIPT, cleanUpProcesses, E2E_TEST_TIMEOUT_MS, makeTempDir, runCli, startServe } from './support/processes.js';
+import {
+  CLI_SCRIPT,
+  cleanUpProcesses,
+  E2E_TEST_TIMEOUT_MS,
+  makeTempDir,
+  runCli,
+  startServe,
+} from './support/processes.js';
 
 /** The base test database URL with another database or user in it. */
 function databaseUrl(change: { database?: string; user?: string }): string {
@@ -32,7 +39,8 @@ const OTHER_USER = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undef
  * under `mktemp -d`) is out of its reach, and then the read-only case cannot be shown as root.
  */
 const CLI_RUNS_AS_OTHER_USER =
-  OTHER_USER === undefined || spawnSync(process.execPath, [CLI_SCRIPT, '--version'], { ...OTHER_USER, timeout: 15_000 }).status === 0;
+  OTHER_USER === undefined ||
+  spawnSync(process.execPath, [CLI_SCRIPT, '--version'], { ...OTHER_USER, timeout: 15_000 }).status === 0;
 
 describe('start-up mistakes: one line, a non-zero exit, no stack trace', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
   afterAll(async () => {
@@ -53,7 +61,16 @@ describe('start-up mistakes: one line, a non-zero exit, no stack trace', { timeo
 
   it('a host that is no address of this machine, or no name at all', async () => {
     const dataDir = await makeTempDir('host');
-    const name = await runCli(['serve', '--http', '--port', '0', '--host', 'no-such-host.invalid', '--data-dir', dataDir]);
+    const name = await runCli([
+      'serve',
+      '--http',
+      '--port',
+      '0',
+      '--host',
+      'no-such-host.invalid',
+      '--data-dir',
+      dataDir,
+    ]);
     expectOneLine(name, /cannot listen on no-such-host\.invalid: .*--host 127\.0\.0\.1/);
     // TEST-NET-2 (RFC 5737): documentation only, never an address of this machine.
     const foreign = await runCli(['serve', '--http', '--port', '0', '--host', '198.51.100.7', '--data-dir', dataDir]);
@@ -76,14 +93,37 @@ describe('start-up mistakes: one line, a non-zero exit, no stack trace', { timeo
     expectOneLine(missing, new RegExp(`TLS certificate file ${path.join(dir, 'nope-cert.pem')}: no such file`));
 
     const pems = await generate([{ name: 'commonName', value: 'localhost' }], { keySize: 2048, algorithm: 'sha256' });
-    const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' });
+    const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({
+      type: 'pkcs8',
+      format: 'pem',
+    });
     const certFile = path.join(dir, 'cert.pem');
     const keyFile = path.join(dir, 'other-key.pem');
     await writeFile(certFile, pems.cert);
     await writeFile(keyFile, otherKey);
-    const mismatched = await runCli(['serve', '--port', '0', '--data-dir', dir, '--tls-cert', certFile, '--tls-key', keyFile]);
+    const mismatched = await runCli([
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      dir,
+      '--tls-cert',
+      certFile,
+      '--tls-key',
+      keyFile,
+    ]);
     expectOneLine(mismatched, /TLS files .*cert\.pem and .*other-key\.pem: the key does not belong to the certificate/);
-    const swapped = await runCli(['serve', '--port', '0', '--data-dir', dir, '--tls-cert', keyFile, '--tls-key', certFile]);
+    const swapped = await runCli([
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      dir,
+      '--tls-cert',
+      keyFile,
+      '--tls-key',
+      certFile,
+    ]);
     expectOneLine(swapped, /TLS files .*: they are not a PEM certificate and its PEM private key/);
   });
 
@@ -91,26 +131,44 @@ describe('start-up mistakes: one line, a non-zero exit, no stack trace', { timeo
     const dir = await makeTempDir('not-a-folder');
     const file = path.join(dir, 'data');
     await writeFile(file, 'not a folder');
-    expectOneLine(await runCli(['serve', '--http', '--port', '0', '--data-dir', file]), new RegExp(`data folder ${file} is not a folder`));
+    expectOneLine(
+      await runCli(['serve', '--http', '--port', '0', '--data-dir', file]),
+      new RegExp(`data folder ${file} is not a folder`),
+    );
     const inside = path.join(file, 'data');
-    expectOneLine(await runCli(['serve', '--http', '--port', '0', '--data-dir', inside]), new RegExp(`data folder ${inside} `));
+    expectOneLine(
+      await runCli(['serve', '--http', '--port', '0', '--data-dir', inside]),
+      new RegExp(`data folder ${inside} `),
+    );
   });
 
   it('a PostgreSQL database or role that does not exist, named, without the password', async () => {
-    const noDatabase = await runCli(['serve', '--http', '--port', '0', '--database-url', databaseUrl({ database: 'task_service_no_such_db' })]);
+    const noDatabase = await runCli([
+      'serve',
+      '--http',
+      '--port',
+      '0',
+      '--database-url',
+      databaseUrl({ database: 'task_service_no_such_db' }),
+    ]);
     expectOneLine(noDatabase, /database "task_service_no_such_db" does not exist: create it/);
     const noRole = await runCli([
       'user',
       'add',
       'x',
       '--database-url',
-      databaseUrl({ user: 'task_service_no_such_role' }).replace('task_service_no_such_role@', 'task_service_no_such_role:hunter2@'),
+      databaseUrl({ user: 'task_service_no_such_role' }).replace(
+        'task_service_no_such_role@',
+        'task_service_no_such_role:hunter2@',
+      ),
     ]);
     const line = expectOneLine(noRole, /role "task_service_no_such_role" does not exist/);
     expect(line).not.toContain('hunter2');
   });
 
-  it.skipIf(!CLI_RUNS_AS_OTHER_USER)('a read-only data folder is refused at start, naming it, before anything listens', async () => {
+  it.skipIf(!CLI_RUNS_AS_OTHER_USER)(
+    'a read-only data folder is refused at start, naming it, before anything listens',
+    async () => {
       const parent = await makeTempDir('read-only');
       await chmod(parent, 0o755);
       const dataDir = path.join(parent, 'data');
@@ -129,7 +187,8 @@ describe('start-up mistakes: one line, a non-zero exit, no stack trace', { timeo
       } finally {
         await chmod(dataDir, 0o755);
       }
-  });
+    },
+  );
 });
 
 describe('only serve and migrate make a store', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
@@ -140,11 +199,18 @@ describe('only serve and migrate make a store', { timeout: E2E_TEST_TIMEOUT_MS }
   it('an admin command run from a folder without a store says where it looked and makes nothing', async () => {
     const elsewhere = await makeTempDir('elsewhere');
     const added = await runCli(['user', 'add', 'alice'], { cwd: elsewhere });
-    expectOneLine(added, new RegExp(`no task-service store at ${path.join(elsewhere, 'data', SQLITE_FILE_NAME)}: .*--data-dir`));
+    expectOneLine(
+      added,
+      new RegExp(`no task-service store at ${path.join(elsewhere, 'data', SQLITE_FILE_NAME)}: .*--data-dir`),
+    );
     expect(existsSync(path.join(elsewhere, 'data'))).toBe(false);
 
     const typo = path.join(elsewhere, 'dta');
-    for (const args of [['token', 'create', 'alice'], ['token', 'revoke', 'abc'], ['user', 'disable', 'alice']]) {
+    for (const args of [
+      ['token', 'create', 'alice'],
+      ['token', 'revoke', 'abc'],
+      ['user', 'disable', 'alice'],
+    ]) {
       expectOneLine(await runCli([...args, '--data-dir', typo]), new RegExp(`no task-service store at ${typo}`));
     }
     expect(existsSync(typo)).toBe(false);
@@ -174,9 +240,21 @@ describe('only serve and migrate make a store', { timeout: E2E_TEST_TIMEOUT_MS }
 
   it('flags of another command are refused, naming whose they are', async () => {
     const dataDir = await makeTempDir('foreign-flags');
-    expectOneLine(await runCli(['serve', '--timezone', 'Europe/Berlin', '--data-dir', dataDir]), /serve does not take --timezone \(it is a flag of user add\)/, 2);
-    expectOneLine(await runCli(['serve', '--scope', 'read', '--data-dir', dataDir]), /serve does not take --scope \(it is a flag of token create\)/, 2);
-    expectOneLine(await runCli(['user', 'add', 'x', '--port', '1', '--data-dir', dataDir]), /user add does not take --port \(it is a flag of serve\)/, 2);
+    expectOneLine(
+      await runCli(['serve', '--timezone', 'Europe/Berlin', '--data-dir', dataDir]),
+      /serve does not take --timezone \(it is a flag of user add\)/,
+      2,
+    );
+    expectOneLine(
+      await runCli(['serve', '--scope', 'read', '--data-dir', dataDir]),
+      /serve does not take --scope \(it is a flag of token create\)/,
+      2,
+    );
+    expectOneLine(
+      await runCli(['user', 'add', 'x', '--port', '1', '--data-dir', dataDir]),
+      /user add does not take --port \(it is a flag of serve\)/,
+      2,
+    );
     expect(await readdir(dataDir)).toEqual([]);
   });
 });

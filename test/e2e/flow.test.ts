@@ -147,7 +147,10 @@ describe('the curl walkthrough against a real serve process', { timeout: E2E_TES
     const plain = await request(server.origin, { path: '/v1/tasks', headers: auth });
     expect(plain.text.length).toBeGreaterThan(256 * 1024);
     expect(bodyOf(plain, taskListSchema).entries.map((task) => task.id)).toEqual(ids);
-    const gzipped = await request(server.origin, { path: '/v1/tasks', headers: { ...auth, 'accept-encoding': 'gzip' } });
+    const gzipped = await request(server.origin, {
+      path: '/v1/tasks',
+      headers: { ...auth, 'accept-encoding': 'gzip' },
+    });
     expect(gzipped.headers['content-encoding']).toBe('gzip');
     expect(bodyOf(gzipped, taskListSchema).entries.map((task) => task.id)).toEqual(ids);
 

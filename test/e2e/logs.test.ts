@@ -3,7 +3,14 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createToken, prepareStore, storeFlags } from './support/accounts.js';
 import { oauth, request, type HttpResponse, type RequestOptions } from './support/http.js';
-import { cleanUpProcesses, E2E_TEST_TIMEOUT_MS, makeTempDir, parseLogLines, runCli, startServe } from './support/processes.js';
+import {
+  cleanUpProcesses,
+  E2E_TEST_TIMEOUT_MS,
+  makeTempDir,
+  parseLogLines,
+  runCli,
+  startServe,
+} from './support/processes.js';
 import { bodyOf, taskSchema } from './support/wire.js';
 
 describe('the service log', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
@@ -65,9 +72,11 @@ describe('the service log', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
     // lines are compared as a set, not in order.
     const responses = lines.filter((line) => line.msg === 'response');
     const byText = (a: unknown, b: unknown): number => JSON.stringify(a).localeCompare(JSON.stringify(b));
-    expect(responses.map((line) => ({ method: line['method'], path: line['path'], status: line['status'] })).toSorted(byText)).toEqual(
-      sent.toSorted(byText),
-    );
+    expect(
+      responses
+        .map((line) => ({ method: line['method'], path: line['path'], status: line['status'] }))
+        .toSorted(byText),
+    ).toEqual(sent.toSorted(byText));
     for (const line of responses) {
       expect(line.level).toBe(30);
       expect(typeof line['us']).toBe('number');
@@ -86,7 +95,8 @@ describe('the service log', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
     expect(files.length).toBeGreaterThan(0);
     for (const file of files) {
       const bytes = await readFile(path.join(dataDir, file));
-      for (const secret of [token, readToken, password]) expect(bytes.includes(secret), `${secret} in ${file}`).toBe(false);
+      for (const secret of [token, readToken, password])
+        expect(bytes.includes(secret), `${secret} in ${file}`).toBe(false);
     }
   });
 });

@@ -6,7 +6,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { cleanUpProcesses, E2E_TEST_TIMEOUT_MS, freePort, makeTempDir, REPO_ROOT, waitFor } from './support/processes.js';
+import {
+  cleanUpProcesses,
+  E2E_TEST_TIMEOUT_MS,
+  freePort,
+  makeTempDir,
+  REPO_ROOT,
+  waitFor,
+} from './support/processes.js';
 
 const listeningSchema = z.looseObject({ msg: z.literal('task-service listening'), pid: z.number(), stop: z.string() });
 
@@ -22,7 +29,9 @@ function running(pid: number): boolean {
 
 /** The environment without the service's variables, so the flags decide. */
 function cleanEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('TASK_SERVICE_') && name !== 'DATABASE_URL'));
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('TASK_SERVICE_') && name !== 'DATABASE_URL'),
+  );
 }
 
 const started: { npm: ChildProcess; serverPid: number | undefined }[] = [];

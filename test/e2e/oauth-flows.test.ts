@@ -63,7 +63,10 @@ describe.each(ENGINES)('OAuth 2 flows end to end (%s)', { timeout: E2E_TEST_TIME
     expect(consent.text).toContain('>Allow</button>');
     expect(consent.text).toContain('>Deny</button>');
     expect(consent.headers['x-frame-options']).toBe('DENY');
-    const allowed = await browser.post('/oauth/authorize', { ...hiddenFields(consent.text, '/oauth/authorize'), decision: 'allow' });
+    const allowed = await browser.post('/oauth/authorize', {
+      ...hiddenFields(consent.text, '/oauth/authorize'),
+      decision: 'allow',
+    });
     expect(allowed.status).toBe(303);
     const location = locationOf(allowed);
     expect(location.startsWith(`${resultPage}#access_token=`)).toBe(true);
@@ -99,7 +102,10 @@ describe.each(ENGINES)('OAuth 2 flows end to end (%s)', { timeout: E2E_TEST_TIME
     const authorize = `/oauth/authorize?response_type=code&client_id=${client.id}&redirect_uri=${encodeURIComponent(redirectUri)}&state=s1`;
     const consent = await browser.get(authorize);
     expect(consent.status).toBe(200);
-    const allowed = await browser.post('/oauth/authorize', { ...hiddenFields(consent.text, '/oauth/authorize'), decision: 'allow' });
+    const allowed = await browser.post('/oauth/authorize', {
+      ...hiddenFields(consent.text, '/oauth/authorize'),
+      decision: 'allow',
+    });
     const back = new URL(locationOf(allowed));
     expect(`${back.origin}${back.pathname}`).toBe(redirectUri);
     expect(back.searchParams.get('state')).toBe('s1');
@@ -143,7 +149,10 @@ describe.each(ENGINES)('OAuth 2 flows end to end (%s)', { timeout: E2E_TEST_TIME
       const redirectUri = `http://127.0.0.1:${port}/callback`;
       const issuer = new URL(origin);
       const insecure = { [oauth4.allowInsecureRequests]: true };
-      const as = await oauth4.processDiscoveryResponse(issuer, await oauth4.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
+      const as = await oauth4.processDiscoveryResponse(
+        issuer,
+        await oauth4.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
+      );
       expect(as.code_challenge_methods_supported).toEqual(['S256']);
       const appClient: oauth4.Client = { client_id: client.id };
       const verifier = oauth4.generateRandomCodeVerifier();
@@ -151,15 +160,24 @@ describe.each(ENGINES)('OAuth 2 flows end to end (%s)', { timeout: E2E_TEST_TIME
       const state = oauth4.generateRandomState();
       const authorizeUrl = new URL(as.authorization_endpoint ?? '');
       for (const [name, value] of Object.entries({
-        response_type: 'code', client_id: client.id, redirect_uri: redirectUri, scope: 'read',
-        code_challenge: challenge, code_challenge_method: 'S256', state,
-      })) authorizeUrl.searchParams.set(name, value);
+        response_type: 'code',
+        client_id: client.id,
+        redirect_uri: redirectUri,
+        scope: 'read',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        state,
+      }))
+        authorizeUrl.searchParams.set(name, value);
 
       const browser = new WebSession(origin);
       await browser.signIn('alice', PASSWORD);
       const consent = await browser.get(`${authorizeUrl.pathname}${authorizeUrl.search}`);
       expect(consent.text).toContain('asks to see your tasks');
-      const allowed = await browser.post('/oauth/authorize', { ...hiddenFields(consent.text, '/oauth/authorize'), decision: 'allow' });
+      const allowed = await browser.post('/oauth/authorize', {
+        ...hiddenFields(consent.text, '/oauth/authorize'),
+        decision: 'allow',
+      });
       // The browser follows the redirect to the app's loopback listener.
       const delivered = await fetch(locationOf(allowed));
       expect(delivered.status).toBe(200);
@@ -170,7 +188,15 @@ describe.each(ENGINES)('OAuth 2 flows end to end (%s)', { timeout: E2E_TEST_TIME
       const tokens = await oauth4.processAuthorizationCodeResponse(
         as,
         appClient,
-        await oauth4.authorizationCodeGrantRequest(as, appClient, oauth4.None(), params, redirectUri, verifier, insecure),
+        await oauth4.authorizationCodeGrantRequest(
+          as,
+          appClient,
+          oauth4.None(),
+          params,
+          redirectUri,
+          verifier,
+          insecure,
+        ),
       );
       expect(tokens.scope).toBe('read');
       const readToken = tokens.access_token;
@@ -197,7 +223,13 @@ describe.each(ENGINES)('OAuth 2 flows end to end (%s)', { timeout: E2E_TEST_TIME
       for (const token of [readToken, refreshed.access_token]) {
         expect((await request(origin, { path: '/v1/tasks', headers: oauth(token) })).status).toBe(401);
       }
-      const reuse = await oauth4.refreshTokenGrantRequest(as, appClient, oauth4.None(), refreshed.refresh_token ?? '', insecure);
+      const reuse = await oauth4.refreshTokenGrantRequest(
+        as,
+        appClient,
+        oauth4.None(),
+        refreshed.refresh_token ?? '',
+        insecure,
+      );
       expect(reuse.status).toBe(400);
       expect(await reuse.json()).toMatchObject({ error: 'invalid_grant' });
     } finally {
@@ -210,8 +242,13 @@ describe.each(ENGINES)('OAuth 2 flows end to end (%s)', { timeout: E2E_TEST_TIME
     const client = await addClient(store, 'Revoker', [redirectUri]);
     const browser = new WebSession(origin);
     await browser.signIn('alice', PASSWORD);
-    const consent = await browser.get(`/oauth/authorize?response_type=code&client_id=${client.id}&redirect_uri=${encodeURIComponent(redirectUri)}`);
-    const allowed = await browser.post('/oauth/authorize', { ...hiddenFields(consent.text, '/oauth/authorize'), decision: 'allow' });
+    const consent = await browser.get(
+      `/oauth/authorize?response_type=code&client_id=${client.id}&redirect_uri=${encodeURIComponent(redirectUri)}`,
+    );
+    const allowed = await browser.post('/oauth/authorize', {
+      ...hiddenFields(consent.text, '/oauth/authorize'),
+      decision: 'allow',
+    });
     const code = new URL(locationOf(allowed)).searchParams.get('code') ?? '';
     const basic = { authorization: `Basic ${Buffer.from(`${client.id}:${client.secret ?? ''}`).toString('base64')}` };
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -225,13 +262,19 @@ describe.each(ENGINES)('OAuth 2 flows end to end (%s)', { timeout: E2E_TEST_TIME
     const { access_token: token } = tokenAnswerSchema.parse(JSON.parse(answer.text));
     expect((await request(origin, { path: '/v1/tasks', headers: oauth(token) })).status).toBe(200);
     const revoked = await request(origin, {
-      method: 'POST', path: '/oauth/revoke', headers: { ...form, ...basic }, body: new URLSearchParams({ token }).toString(),
+      method: 'POST',
+      path: '/oauth/revoke',
+      headers: { ...form, ...basic },
+      body: new URLSearchParams({ token }).toString(),
     });
     expect(revoked.status).toBe(200);
     expect((await request(origin, { path: '/v1/tasks', headers: oauth(token) })).status).toBe(401);
     // Unknown tokens are answered alike (RFC 7009 section 2.2).
     const unknown = await request(origin, {
-      method: 'POST', path: '/oauth/revoke', headers: { ...form, ...basic }, body: 'token=nothing-like-it',
+      method: 'POST',
+      path: '/oauth/revoke',
+      headers: { ...form, ...basic },
+      body: 'token=nothing-like-it',
     });
     expect(unknown.status).toBe(200);
   });

@@ -52,19 +52,27 @@ describe.each(ENGINES)('OAuth and sign-in refusals (%s)', { timeout: E2E_TEST_TI
     await database?.drop();
   });
 
-  const authorizePath = (params: Readonly<Record<string, string>>): string => `/oauth/authorize?${new URLSearchParams(params).toString()}`;
+  const authorizePath = (params: Readonly<Record<string, string>>): string =>
+    `/oauth/authorize?${new URLSearchParams(params).toString()}`;
 
   /** Authorizes through the consent form and returns where the answer redirects. */
   async function allow(params: Readonly<Record<string, string>>, decision = 'allow'): Promise<string> {
     const first = await browser.get(authorizePath(params));
     if (first.status === 302) return locationOf(first);
     expect(first.status, first.text).toBe(200);
-    const answer = await browser.post('/oauth/authorize', { ...hiddenFields(first.text, '/oauth/authorize'), decision });
+    const answer = await browser.post('/oauth/authorize', {
+      ...hiddenFields(first.text, '/oauth/authorize'),
+      decision,
+    });
     expect(answer.status, answer.text).toBe(303);
     return locationOf(answer);
   }
 
-  async function codeFor(extra: Readonly<Record<string, string>> = {}, clientId = confidential.id, uri = redirectUri): Promise<string> {
+  async function codeFor(
+    extra: Readonly<Record<string, string>> = {},
+    clientId = confidential.id,
+    uri = redirectUri,
+  ): Promise<string> {
     const location = await allow({ response_type: 'code', client_id: clientId, redirect_uri: uri, ...extra });
     const code = new URL(location).searchParams.get('code');
     if (code === null) throw new Error(`no code in ${location}`);
@@ -72,7 +80,12 @@ describe.each(ENGINES)('OAuth and sign-in refusals (%s)', { timeout: E2E_TEST_TI
   }
 
   function redeem(fields: Readonly<Record<string, string>>): Promise<HttpResponse> {
-    return request(origin, { method: 'POST', path: '/oauth/token', headers: FORM, body: new URLSearchParams(fields).toString() });
+    return request(origin, {
+      method: 'POST',
+      path: '/oauth/token',
+      headers: FORM,
+      body: new URLSearchParams(fields).toString(),
+    });
   }
 
   const confidentialRedeem = (code: string, extra: Readonly<Record<string, string>> = {}) =>
@@ -86,15 +99,25 @@ describe.each(ENGINES)('OAuth and sign-in refusals (%s)', { timeout: E2E_TEST_TI
     });
 
   it('an unknown client is an error page, never a redirect', async () => {
-    const answer = await browser.get(authorizePath({ response_type: 'code', client_id: 'f'.repeat(24), redirect_uri: redirectUri }));
+    const answer = await browser.get(
+      authorizePath({ response_type: 'code', client_id: 'f'.repeat(24), redirect_uri: redirectUri }),
+    );
     expect(answer.status).toBe(400);
     expect(answer.headers.location).toBeUndefined();
     expect(answer.text).toContain('unknown client');
   });
 
   it('a redirect_uri that does not match exactly is an error page, never a redirect', async () => {
-    for (const uri of [`${redirectUri}/`, `${redirectUri}?x=1`, 'https://app.example/CB', 'https://evil.example/cb', 'http://127.0.0.1:9/other']) {
-      const answer = await browser.get(authorizePath({ response_type: 'code', client_id: confidential.id, redirect_uri: uri }));
+    for (const uri of [
+      `${redirectUri}/`,
+      `${redirectUri}?x=1`,
+      'https://app.example/CB',
+      'https://evil.example/cb',
+      'http://127.0.0.1:9/other',
+    ]) {
+      const answer = await browser.get(
+        authorizePath({ response_type: 'code', client_id: confidential.id, redirect_uri: uri }),
+      );
       expect(answer.status, uri).toBe(400);
       expect(answer.headers.location).toBeUndefined();
       expect(answer.text).toContain('redirect_uri');
@@ -102,15 +125,25 @@ describe.each(ENGINES)('OAuth and sign-in refusals (%s)', { timeout: E2E_TEST_TI
     // A loopback URI matches on any port, and only on its path.
     const { challenge } = pkce();
     const loopback = await browser.get(
-      authorizePath({ response_type: 'code', client_id: publicClient.id, redirect_uri: 'http://127.0.0.1:54321/cb', code_challenge: challenge, code_challenge_method: 'S256' }),
+      authorizePath({
+        response_type: 'code',
+        client_id: publicClient.id,
+        redirect_uri: 'http://127.0.0.1:54321/cb',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      }),
     );
     expect(loopback.status).toBe(200);
   });
 
   it('implicit is refused, in the fragment, for a client not flagged legacy', async () => {
-    const answer = await browser.get(authorizePath({ response_type: 'token', client_id: confidential.id, redirect_uri: redirectUri, state: 'st' }));
+    const answer = await browser.get(
+      authorizePath({ response_type: 'token', client_id: confidential.id, redirect_uri: redirectUri, state: 'st' }),
+    );
     expect(answer.status).toBe(302);
-    expect(locationOf(answer)).toMatch(/^https:\/\/app\.example\/cb#error=unauthorized_client&error_description=[^&]+&state=st$/);
+    expect(locationOf(answer)).toMatch(
+      /^https:\/\/app\.example\/cb#error=unauthorized_client&error_description=[^&]+&state=st$/,
+    );
   });
 
   it('a public client must send an S256 challenge; plain is refused', async () => {
@@ -119,7 +152,11 @@ describe.each(ENGINES)('OAuth and sign-in refusals (%s)', { timeout: E2E_TEST_TI
     expect(missing.searchParams.get('error')).toBe('invalid_request');
     expect(missing.searchParams.get('state')).toBe('p');
     const { verifier } = pkce();
-    const plain = new URL(locationOf(await browser.get(authorizePath({ ...base, code_challenge: verifier, code_challenge_method: 'plain' }))));
+    const plain = new URL(
+      locationOf(
+        await browser.get(authorizePath({ ...base, code_challenge: verifier, code_challenge_method: 'plain' })),
+      ),
+    );
     expect(plain.searchParams.get('error')).toBe('invalid_request');
   });
 
@@ -128,13 +165,35 @@ describe.each(ENGINES)('OAuth and sign-in refusals (%s)', { timeout: E2E_TEST_TI
     const params = { code_challenge: challenge, code_challenge_method: 'S256' };
     const uri = 'com.example.app:/cb';
     const missingCode = await codeFor(params, publicClient.id, uri);
-    expect(oauthErrorOf(await redeem({ grant_type: 'authorization_code', code: missingCode, redirect_uri: uri, client_id: publicClient.id }), 400)).toBe('invalid_grant');
+    expect(
+      oauthErrorOf(
+        await redeem({
+          grant_type: 'authorization_code',
+          code: missingCode,
+          redirect_uri: uri,
+          client_id: publicClient.id,
+        }),
+        400,
+      ),
+    ).toBe('invalid_grant');
     const wrongCode = await codeFor(params, publicClient.id, uri);
-    const wrong = await redeem({ grant_type: 'authorization_code', code: wrongCode, redirect_uri: uri, client_id: publicClient.id, code_verifier: pkce().verifier });
+    const wrong = await redeem({
+      grant_type: 'authorization_code',
+      code: wrongCode,
+      redirect_uri: uri,
+      client_id: publicClient.id,
+      code_verifier: pkce().verifier,
+    });
     expect(oauthErrorOf(wrong, 400)).toBe('invalid_grant');
     // The right verifier on a fresh code works, so the refusals above were about the verifier.
     const goodCode = await codeFor(params, publicClient.id, uri);
-    const good = await redeem({ grant_type: 'authorization_code', code: goodCode, redirect_uri: uri, client_id: publicClient.id, code_verifier: verifier });
+    const good = await redeem({
+      grant_type: 'authorization_code',
+      code: goodCode,
+      redirect_uri: uri,
+      client_id: publicClient.id,
+      code_verifier: verifier,
+    });
     expect(good.status, good.text).toBe(200);
   });
 
@@ -157,28 +216,61 @@ describe.each(ENGINES)('OAuth and sign-in refusals (%s)', { timeout: E2E_TEST_TI
   it('a code is bound to its client and redirect_uri; client authentication is required', async () => {
     const other = await addClient(store, 'Other app', [redirectUri]);
     const stolen = await codeFor();
-    const byOther = await redeem({ grant_type: 'authorization_code', code: stolen, redirect_uri: redirectUri, client_id: other.id, client_secret: other.secret ?? '' });
+    const byOther = await redeem({
+      grant_type: 'authorization_code',
+      code: stolen,
+      redirect_uri: redirectUri,
+      client_id: other.id,
+      client_secret: other.secret ?? '',
+    });
     expect(oauthErrorOf(byOther, 400)).toBe('invalid_grant');
     const elsewhere = await codeFor();
-    expect(oauthErrorOf(await confidentialRedeem(elsewhere, { redirect_uri: 'https://app.example/other' }), 400)).toBe('invalid_grant');
-    const noSecret = await redeem({ grant_type: 'authorization_code', code: await codeFor(), redirect_uri: redirectUri, client_id: confidential.id });
+    expect(oauthErrorOf(await confidentialRedeem(elsewhere, { redirect_uri: 'https://app.example/other' }), 400)).toBe(
+      'invalid_grant',
+    );
+    const noSecret = await redeem({
+      grant_type: 'authorization_code',
+      code: await codeFor(),
+      redirect_uri: redirectUri,
+      client_id: confidential.id,
+    });
     expect(oauthErrorOf(noSecret, 401)).toBe('invalid_client');
     expect(noSecret.headers['www-authenticate']).toMatch(/^Basic/);
-    expect(oauthErrorOf(await redeem({ grant_type: 'password', client_id: confidential.id, client_secret: confidential.secret ?? '' }), 400)).toBe(
-      'unsupported_grant_type',
-    );
-    const json = await request(origin, { method: 'POST', path: '/oauth/token', body: { grant_type: 'authorization_code' } });
+    expect(
+      oauthErrorOf(
+        await redeem({ grant_type: 'password', client_id: confidential.id, client_secret: confidential.secret ?? '' }),
+        400,
+      ),
+    ).toBe('unsupported_grant_type');
+    const json = await request(origin, {
+      method: 'POST',
+      path: '/oauth/token',
+      body: { grant_type: 'authorization_code' },
+    });
     expect(oauthErrorOf(json, 400)).toBe('invalid_request');
   });
 
   it('Deny sends access_denied back: in the query for codes, in the fragment for tokens', async () => {
-    const denied = new URL(await allow({ response_type: 'code', client_id: (await addClient(store, 'Denied', [redirectUri])).id, redirect_uri: redirectUri, state: 'd1' }, 'deny'));
+    const denied = new URL(
+      await allow(
+        {
+          response_type: 'code',
+          client_id: (await addClient(store, 'Denied', [redirectUri])).id,
+          redirect_uri: redirectUri,
+          state: 'd1',
+        },
+        'deny',
+      ),
+    );
     expect(denied.searchParams.get('error')).toBe('access_denied');
     expect(denied.searchParams.get('state')).toBe('d1');
     expect(denied.searchParams.get('code')).toBeNull();
     const resultPage = `${origin}/oauth/auth_result.html`;
     const legacy = await addClient(store, 'Legacy denied', [resultPage], ['--legacy-implicit']);
-    const fragment = await allow({ response_type: 'token', client_id: legacy.id, redirect_uri: resultPage, state: 'd2' }, 'deny');
+    const fragment = await allow(
+      { response_type: 'token', client_id: legacy.id, redirect_uri: resultPage, state: 'd2' },
+      'deny',
+    );
     expect(fragment).toMatch(/#error=access_denied&error_description=[^&]+&state=d2$/);
     expect(fragment).not.toContain('access_token');
   });
@@ -192,9 +284,17 @@ describe.each(ENGINES)('OAuth and sign-in refusals (%s)', { timeout: E2E_TEST_TI
     const noToken = await browser.post('/oauth/authorize', { ...withoutToken, decision: 'allow' });
     expect(noToken.status).toBe(403);
     expect(noToken.headers.location).toBeUndefined();
-    const foreign = await browser.post('/oauth/authorize', { ...fields, decision: 'allow' }, { origin: 'https://evil.example' });
+    const foreign = await browser.post(
+      '/oauth/authorize',
+      { ...fields, decision: 'allow' },
+      { origin: 'https://evil.example' },
+    );
     expect(foreign.status).toBe(403);
-    const crossSite = await browser.post('/oauth/authorize', { ...fields, decision: 'allow' }, { 'sec-fetch-site': 'cross-site' });
+    const crossSite = await browser.post(
+      '/oauth/authorize',
+      { ...fields, decision: 'allow' },
+      { 'sec-fetch-site': 'cross-site' },
+    );
     expect(crossSite.status).toBe(403);
     // Nothing was allowed: the consent page is still asked.
     expect((await browser.get(authorizePath(params))).status).toBe(200);
@@ -206,7 +306,10 @@ describe.each(ENGINES)('OAuth and sign-in refusals (%s)', { timeout: E2E_TEST_TI
 
   it('sign-in and consent pages cannot be framed', async () => {
     const fresh = await addClient(store, 'Never allowed', [redirectUri]);
-    for (const path of ['/login', authorizePath({ response_type: 'code', client_id: fresh.id, redirect_uri: redirectUri })]) {
+    for (const path of [
+      '/login',
+      authorizePath({ response_type: 'code', client_id: fresh.id, redirect_uri: redirectUri }),
+    ]) {
       const page = await browser.get(path);
       expect(page.status).toBe(200);
       expect(page.headers['x-frame-options']).toBe('DENY');
@@ -218,13 +321,19 @@ describe.each(ENGINES)('OAuth and sign-in refusals (%s)', { timeout: E2E_TEST_TI
     const location = await allow({ response_type: 'code', client_id: confidential.id, redirect_uri: redirectUri });
     const code = new URL(location).searchParams.get('code') ?? '';
     const { access_token: token } = tokenSchema.parse(JSON.parse((await confidentialRedeem(code)).text));
-    const form = await request(origin, { method: 'POST', path: '/v1/tasks', headers: { ...FORM, ...oauth(token) }, body: 'title=hi' });
+    const form = await request(origin, {
+      method: 'POST',
+      path: '/v1/tasks',
+      headers: { ...FORM, ...oauth(token) },
+      body: 'title=hi',
+    });
     expect(JSON.parse(form.text)).toMatchObject({ retcode: 'E005' });
   });
 
   it('wrong name and wrong password get one message; guessing is throttled; the right password works after the delay', async () => {
     const stranger = new WebSession(origin);
-    const tryPassword = async (username: string, password: string): Promise<HttpResponse> => stranger.signInAt('/login', username, password);
+    const tryPassword = async (username: string, password: string): Promise<HttpResponse> =>
+      stranger.signInAt('/login', username, password);
     const unknown = await tryPassword('nobody-here', 'x');
     const wrong = await tryPassword('bob', 'wrong 1');
     for (const answer of [unknown, wrong]) {
@@ -244,7 +353,12 @@ describe.each(ENGINES)('OAuth and sign-in refusals (%s)', { timeout: E2E_TEST_TI
   it('failed client authentication at the token endpoint is throttled per address', async () => {
     let answer: HttpResponse | undefined;
     for (let i = 0; i < 25; i += 1) {
-      answer = await redeem({ grant_type: 'authorization_code', code: 'x', client_id: confidential.id, client_secret: 'wrong' });
+      answer = await redeem({
+        grant_type: 'authorization_code',
+        code: 'x',
+        client_id: confidential.id,
+        client_secret: 'wrong',
+      });
       if (answer.status === 429) break;
       expect(oauthErrorOf(answer, 401)).toBe('invalid_client');
     }

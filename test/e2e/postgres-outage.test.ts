@@ -8,7 +8,14 @@ import { newAccount } from './support/accounts.js';
 import { oauth, request, startRequest, type HttpResponse } from './support/http.js';
 import { CommitCutProxy } from './support/commit-cut-proxy.js';
 import { KeepAliveClient } from './support/keep-alive.js';
-import { cleanUpProcesses, E2E_TEST_TIMEOUT_MS, makeTempDir, startServe, waitFor, type ServeProcess } from './support/processes.js';
+import {
+  cleanUpProcesses,
+  E2E_TEST_TIMEOUT_MS,
+  makeTempDir,
+  startServe,
+  waitFor,
+  type ServeProcess,
+} from './support/processes.js';
 import { bodyOf, errorSchema, taskListSchema, taskSchema } from './support/wire.js';
 
 /*
@@ -97,10 +104,16 @@ describe('serve on PostgreSQL when the database goes away and comes back', { tim
     const { proxy, server, token } = await setUp((target) => SwitchableProxy.start(target));
     const auth = oauth(token);
     const created = bodyOf(
-      await request(server.origin, { path: '/v1/tasks', headers: auth, body: { id: 'before', title: 'before the outage' } }),
+      await request(server.origin, {
+        path: '/v1/tasks',
+        headers: auth,
+        body: { id: 'before', title: 'before the outage' },
+      }),
       taskSchema,
     );
-    expect(bodyOf(await request(server.origin, { path: '/v1/tasks', headers: auth }), taskListSchema).entries).toEqual([created]);
+    expect(bodyOf(await request(server.origin, { path: '/v1/tasks', headers: auth }), taskListSchema).entries).toEqual([
+      created,
+    ]);
     expect((await request(server.origin, { path: '/healthz' })).status).toBe(200);
 
     await proxy.down();
@@ -112,8 +125,16 @@ describe('serve on PostgreSQL when the database goes away and comes back', { tim
         timed(request(server.origin, { path: '/v1/tasks', headers: auth })),
         timed(request(server.origin, { path: '/v1/tasks?cursor=c1.0&limit=10', headers: auth })),
         timed(request(server.origin, { path: '/v1/tasks/before', headers: auth })),
-        timed(request(server.origin, { path: '/v1/tasks', headers: auth, body: { title: `during the outage ${round}` } })),
-        timed(request(server.origin, { path: '/v1/tasks', headers: auth, body: { ...created, title: 'changed in the outage' } })),
+        timed(
+          request(server.origin, { path: '/v1/tasks', headers: auth, body: { title: `during the outage ${round}` } }),
+        ),
+        timed(
+          request(server.origin, {
+            path: '/v1/tasks',
+            headers: auth,
+            body: { ...created, title: 'changed in the outage' },
+          }),
+        ),
         timed(request(server.origin, { path: '/v1/settings', headers: auth })),
         timed(request(server.origin, { path: '/healthz' })),
       ]);
@@ -128,12 +149,19 @@ describe('serve on PostgreSQL when the database goes away and comes back', { tim
 
     await proxy.up();
     const recoveryMs = await waitForRecovery(server.origin, token);
-    console.log('outage', JSON.stringify({ outageMs: Date.now() - outageStarted, slowestAnswerMsPerRound: slowest, recoveryMs }));
+    console.log(
+      'outage',
+      JSON.stringify({ outageMs: Date.now() - outageStarted, slowestAnswerMsPerRound: slowest, recoveryMs }),
+    );
 
     // Everything works again, and nothing written during the outage was kept.
     expect((await request(server.origin, { path: '/healthz' })).text).toBe('{"status":"ok"}');
     const after = bodyOf(
-      await request(server.origin, { path: '/v1/tasks', headers: auth, body: { id: 'after', title: 'after the outage' } }),
+      await request(server.origin, {
+        path: '/v1/tasks',
+        headers: auth,
+        body: { id: 'after', title: 'after the outage' },
+      }),
       taskSchema,
     );
     expect(after.rev).toBe(created.rev + 1);
@@ -178,7 +206,9 @@ describe('serve on PostgreSQL when the database goes away and comes back', { tim
 
     await proxy.up();
     await waitForRecovery(server.origin, token);
-    expect(bodyOf(await request(server.origin, { path: '/v1/tasks/held', headers: auth }), errorSchema, 400).retcode).toBe('E007');
+    expect(
+      bodyOf(await request(server.origin, { path: '/v1/tasks/held', headers: auth }), errorSchema, 400).retcode,
+    ).toBe('E007');
     // The client's retry with the same key is done once, now.
     const retried = bodyOf(await request(server.origin, { path: '/v1/tasks', headers, body }), taskSchema);
     const replayed = bodyOf(await request(server.origin, { path: '/v1/tasks', headers, body }), taskSchema);
@@ -209,7 +239,9 @@ describe('serve on PostgreSQL when the database goes away and comes back', { tim
           const key = `${name}-${serial}`;
           const body = { id: key, title: `burst ${key}` };
           const afterCut = cut;
-          const { response, ms } = await timed(client.request({ path: '/v1/tasks', headers: { ...auth, 'idempotency-key': key }, body }));
+          const { response, ms } = await timed(
+            client.request({ path: '/v1/tasks', headers: { ...auth, 'idempotency-key': key }, body }),
+          );
           sent.push({ key, body, status: response.status, ms, answer: response });
           if (afterCut) return;
         }
@@ -248,7 +280,11 @@ describe('serve on PostgreSQL when the database goes away and comes back', { tim
       // from the kept answer and changes nothing; otherwise it is done now, once.
       const head = await headRev();
       const retry = bodyOf(
-        await request(server.origin, { path: '/v1/tasks', headers: { ...auth, 'idempotency-key': write.key }, body: write.body }),
+        await request(server.origin, {
+          path: '/v1/tasks',
+          headers: { ...auth, 'idempotency-key': write.key },
+          body: write.body,
+        }),
         taskSchema,
       );
       if (stored.status === 200) {
@@ -264,7 +300,13 @@ describe('serve on PostgreSQL when the database goes away and comes back', { tim
     const answered200 = sent.filter((write) => write.status === 200).length;
     console.log(
       'POSTs around the cut',
-      JSON.stringify({ sent: sent.length, answered200, answeredE503: sent.length - answered200, notStored, storedDespite503 }),
+      JSON.stringify({
+        sent: sent.length,
+        answered200,
+        answeredE503: sent.length - answered200,
+        notStored,
+        storedDespite503,
+      }),
     );
     expect(sent.length - answered200).toBeGreaterThanOrEqual(BURST_WRITERS);
 
@@ -354,7 +396,9 @@ describe('serve on PostgreSQL when the database goes away and comes back', { tim
     const retry = bodyOf(await request(server.origin, { path: '/v1/tasks', headers, body }), taskSchema);
     expect(retry).toEqual(stored[0]);
     expect(await headRev()).toBe(1);
-    expect(bodyOf(await request(server.origin, { path: '/v1/tasks', headers: auth }), taskListSchema).entries).toEqual(stored);
+    expect(bodyOf(await request(server.origin, { path: '/v1/tasks', headers: auth }), taskListSchema).entries).toEqual(
+      stored,
+    );
     expect(server.child.exitCode).toBeNull();
     expect(server.stderr()).toBe('');
   });

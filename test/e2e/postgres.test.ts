@@ -2,7 +2,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { createToken, newAccount, addUser } from './support/accounts.js';
 import { oauth, request } from './support/http.js';
-import { cleanUpProcesses, E2E_TEST_TIMEOUT_MS, freePort, makeTempDir, parseLogLines, startServe } from './support/processes.js';
+import {
+  cleanUpProcesses,
+  E2E_TEST_TIMEOUT_MS,
+  freePort,
+  makeTempDir,
+  parseLogLines,
+  startServe,
+} from './support/processes.js';
 import { bodyOf, taskListSchema, taskSchema } from './support/wire.js';
 
 describe('serve on PostgreSQL', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
@@ -25,7 +32,9 @@ describe('serve on PostgreSQL', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
     const dataDir = await makeTempDir('pg');
     const store = { dataDir, databaseUrl: database.url };
     const server = await startServe({ dataDir, http: true, databaseUrl: database.url });
-    expect(parseLogLines(server.stdout()).find((line) => line.msg === 'task-service listening')?.['engine']).toBe('postgres');
+    expect(parseLogLines(server.stdout()).find((line) => line.msg === 'task-service listening')?.['engine']).toBe(
+      'postgres',
+    );
 
     // Admin commands reach the same database while it runs.
     const token = await newAccount(store, 'pg-user', ['--timezone', 'Asia/Shanghai']);

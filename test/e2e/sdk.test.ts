@@ -9,15 +9,30 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { formatWireDate, parseWireDate, TaskServiceClient, type Task } from '../../src/client/index.js';
 import { newAccount } from './support/accounts.js';
 import { LossyProxy } from './support/lossy-proxy.js';
-import { cleanUpProcesses, E2E_TEST_TIMEOUT_MS, makeTempDir, REPO_ROOT, runNode, startServe } from './support/processes.js';
+import {
+  cleanUpProcesses,
+  E2E_TEST_TIMEOUT_MS,
+  makeTempDir,
+  REPO_ROOT,
+  runNode,
+  startServe,
+} from './support/processes.js';
 
 const SPECIALS = `Tom & Jerry <b>'quoted'</b> "double"`;
 const SPECIALS_ESCAPED = 'Tom &amp; Jerry &lt;b&gt;&#39;quoted&#39;&lt;/b&gt; &quot;double&quot;';
 
 async function startAccount(options: { timezone?: string; args?: string[] } = {}) {
   const dataDir = await makeTempDir('sdk');
-  const server = await startServe({ dataDir, http: true, ...(options.args === undefined ? {} : { args: options.args }) });
-  const token = await newAccount({ dataDir }, 'sdk', options.timezone === undefined ? [] : ['--timezone', options.timezone]);
+  const server = await startServe({
+    dataDir,
+    http: true,
+    ...(options.args === undefined ? {} : { args: options.args }),
+  });
+  const token = await newAccount(
+    { dataDir },
+    'sdk',
+    options.timezone === undefined ? [] : ['--timezone', options.timezone],
+  );
   return { dataDir, server, token };
 }
 
@@ -36,8 +51,11 @@ describe('the SDK against a real serve process', { timeout: E2E_TEST_TIMEOUT_MS 
     const dir = path.join(REPO_ROOT, 'dist', 'src', 'client');
     for (const file of (await readdir(dir)).filter((name) => name.endsWith('.js'))) {
       const source = await readFile(path.join(dir, file), 'utf8');
-      const specifiers = [...source.matchAll(/(?:import|export)[^'";]*?from\s*'([^']+)'|import\('([^']+)'\)/g)].map((match) => match[1] ?? match[2]);
-      for (const specifier of specifiers) expect(specifier, `${file} imports ${specifier}`).toMatch(/^\.\/[a-z-]+\.js$/);
+      const specifiers = [...source.matchAll(/(?:import|export)[^'";]*?from\s*'([^']+)'|import\('([^']+)'\)/g)].map(
+        (match) => match[1] ?? match[2],
+      );
+      for (const specifier of specifiers)
+        expect(specifier, `${file} imports ${specifier}`).toMatch(/^\.\/[a-z-]+\.js$/);
     }
     const loaded = await runNode([
       '--input-type=module',
@@ -51,10 +69,17 @@ describe('the SDK against a real serve process', { timeout: E2E_TEST_TIMEOUT_MS 
   it('round-trips all five escaped characters: unescaped once on the way in, raw on the way out', async () => {
     const { server, token } = await startAccount();
     const client = new TaskServiceClient({ baseUrl: server.origin, token });
-    const created = await client.tasks.save({ title: SPECIALS, notes: `notes ${SPECIALS}`, tags: [SPECIALS], project: SPECIALS });
+    const created = await client.tasks.save({
+      title: SPECIALS,
+      notes: `notes ${SPECIALS}`,
+      tags: [SPECIALS],
+      project: SPECIALS,
+    });
     expect(created).toMatchObject({ title: SPECIALS, notes: `notes ${SPECIALS}`, tags: [SPECIALS], project: SPECIALS });
     // On the wire it is escaped exactly once.
-    expect(await rawGet(server.origin, token, `/v1/tasks/${encodeURIComponent(created.id)}`)).toContain(`"title":"${SPECIALS_ESCAPED}"`);
+    expect(await rawGet(server.origin, token, `/v1/tasks/${encodeURIComponent(created.id)}`)).toContain(
+      `"title":"${SPECIALS_ESCAPED}"`,
+    );
     // Sent back whole, the text stays as typed: never escaped twice.
     const again = await client.tasks.save({ ...created, priority: 2 });
     expect(again.title).toBe(SPECIALS);
@@ -136,7 +161,11 @@ describe('the SDK against a real serve process', { timeout: E2E_TEST_TIMEOUT_MS 
     // Retention 0: the restarted server purges the tombstone at once, so the old cursor expired.
     const again = await startServe({ dataDir, http: true, args: ['--retention', '0'] });
     client = new TaskServiceClient({ baseUrl: again.origin, token });
-    await expect(client.tasks.list({ cursor: oldCursor })).rejects.toMatchObject({ retcode: 'E008', status: 400, retmsg: 'cursor expired' });
+    await expect(client.tasks.list({ cursor: oldCursor })).rejects.toMatchObject({
+      retcode: 'E008',
+      status: 400,
+      retmsg: 'cursor expired',
+    });
     const pages = [];
     for await (const page of client.sync('tasks', oldCursor)) pages.push(page);
     expect(pages).toHaveLength(1);
@@ -178,6 +207,11 @@ describe('the SDK against a real serve process', { timeout: E2E_TEST_TIMEOUT_MS 
     expect((await client.tasks.all()).map((task) => task.title).sort()).toEqual(['one', 'two']);
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const error = await client.tasks.get('no-such-task').catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ name: 'TaskServiceError', retcode: 'E007', status: 400, retmsg: 'not found: task no-such-task' });
+    expect(error).toMatchObject({
+      name: 'TaskServiceError',
+      retcode: 'E007',
+      status: 400,
+      retmsg: 'not found: task no-such-task',
+    });
   });
 });

@@ -2,7 +2,15 @@ import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newAccount } from './support/accounts.js';
 import { oauth, request, startRequest, type HttpResponse, type PendingRequest } from './support/http.js';
-import { cleanUpProcesses, E2E_TEST_TIMEOUT_MS, makeTempDir, parseLogLines, startServe, waitFor, type ServeProcess } from './support/processes.js';
+import {
+  cleanUpProcesses,
+  E2E_TEST_TIMEOUT_MS,
+  makeTempDir,
+  parseLogLines,
+  startServe,
+  waitFor,
+  type ServeProcess,
+} from './support/processes.js';
 import { bodyOf, expectError, taskArraySchema, taskListSchema } from './support/wire.js';
 
 /** Array POSTs sent whole just before the signal. */
@@ -109,7 +117,9 @@ describe('SIGTERM while requests are in flight', { timeout: E2E_TEST_TIMEOUT_MS 
         return;
       }
       const body = bodyOf(response, taskArraySchema);
-      expect(body.entries.map((task) => task.id)).toEqual(Array.from({ length: TASKS_PER_REQUEST }, (_, t) => taskId(r, t)));
+      expect(body.entries.map((task) => task.id)).toEqual(
+        Array.from({ length: TASKS_PER_REQUEST }, (_, t) => taskId(r, t)),
+      );
       answered.add(r);
     });
     expect(answered.size + shed.size).toBeGreaterThanOrEqual(HELD);
@@ -119,7 +129,10 @@ describe('SIGTERM while requests are in flight', { timeout: E2E_TEST_TIMEOUT_MS 
 
     // After a restart, every answered task is there, and every request is all or nothing.
     const restarted = await startServe({ dataDir, http: true });
-    const listed = bodyOf(await request(restarted.origin, { path: '/v1/tasks', headers: oauth(token) }), taskListSchema);
+    const listed = bodyOf(
+      await request(restarted.origin, { path: '/v1/tasks', headers: oauth(token) }),
+      taskListSchema,
+    );
     const stored = new Set(listed.entries.map((task) => task.id));
     for (let r = 0; r < BURST + HELD; r += 1) {
       const present = Array.from({ length: TASKS_PER_REQUEST }, (_, t) => stored.has(taskId(r, t)));

@@ -33,7 +33,11 @@ describe('sign-in pages', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
     expect(page.text).toContain('<label for="username">Username</label>');
     expect(page.text).toContain('<label for="password">Password</label>');
     expect(page.text).toContain('<button type="submit">Sign in</button>');
-    const answer = await browser.post('/login', { ...hiddenFields(page.text, '/login'), username: 'alice', password: PASSWORD });
+    const answer = await browser.post('/login', {
+      ...hiddenFields(page.text, '/login'),
+      username: 'alice',
+      password: PASSWORD,
+    });
     expect(answer.status).toBe(303);
     const cookie = sessionCookie(answer.headers['set-cookie']);
     expect(cookie).toMatch(/^task_session=[A-Za-z0-9_-]{43};/);
@@ -76,10 +80,18 @@ describe('sign-in pages', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
     const login = await browser.get('/login');
     expect(login.text).toContain('Create an account');
     const form = await browser.get('/signup');
-    const made = await browser.post('/signup', { ...hiddenFields(form.text, '/signup'), username: 'newcomer', password: 'long enough pw' });
+    const made = await browser.post('/signup', {
+      ...hiddenFields(form.text, '/signup'),
+      username: 'newcomer',
+      password: 'long enough pw',
+    });
     expect(made.status, made.text).toBe(303);
     expect((await browser.get('/login')).text).toContain('You are signed in as <strong>newcomer</strong>');
-    const taken = await browser.post('/signup', { ...hiddenFields(form.text, '/signup'), username: 'newcomer', password: 'long enough pw' });
+    const taken = await browser.post('/signup', {
+      ...hiddenFields(form.text, '/signup'),
+      username: 'newcomer',
+      password: 'long enough pw',
+    });
     expect(taken.status).toBe(400);
     expect(taken.text).toContain('that username is taken');
     const again = new WebSession(server.origin);

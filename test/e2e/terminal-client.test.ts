@@ -7,7 +7,14 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskServiceClient } from '../../src/client/index.js';
 import { newAccount } from './support/accounts.js';
-import { cleanUpProcesses, E2E_TEST_TIMEOUT_MS, makeTempDir, runCli, startServe, type CliResult } from './support/processes.js';
+import {
+  cleanUpProcesses,
+  E2E_TEST_TIMEOUT_MS,
+  makeTempDir,
+  runCli,
+  startServe,
+  type CliResult,
+} from './support/processes.js';
 
 describe('the terminal client against a real serve process', { timeout: E2E_TEST_TIMEOUT_MS * 2 }, () => {
   afterEach(async () => {
@@ -19,7 +26,8 @@ describe('the terminal client against a real serve process', { timeout: E2E_TEST
     const configHome = await makeTempDir('term-config');
     const server = await startServe({ dataDir, http: true });
     const token = await newAccount({ dataDir }, 'terminal', ['--timezone', 'Asia/Tokyo']);
-    const client = (args: readonly string[]): Promise<CliResult> => runCli(args, { env: { XDG_CONFIG_HOME: configHome } });
+    const client = (args: readonly string[]): Promise<CliResult> =>
+      runCli(args, { env: { XDG_CONFIG_HOME: configHome } });
     return { server, token, configHome, client };
   }
 
@@ -40,7 +48,10 @@ describe('the terminal client against a real serve process', { timeout: E2E_TEST
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('E401');
 
-    const fromStdin = await runCli(['login', server.origin, '--token', '-'], { env: { XDG_CONFIG_HOME: configHome }, stdin: `${token}\n` });
+    const fromStdin = await runCli(['login', server.origin, '--token', '-'], {
+      env: { XDG_CONFIG_HOME: configHome },
+      stdin: `${token}\n`,
+    });
     expect(ok(fromStdin)).toBe(`logged in to ${server.origin} as terminal (Asia/Tokyo)\n`);
     const credentials = path.join(folder, 'credentials.json');
     expect((await stat(credentials)).mode & 0o777).toBe(0o600);
@@ -55,12 +66,30 @@ describe('the terminal client against a real serve process', { timeout: E2E_TEST
     expect(json).toMatchObject({ title: 'Read a book', attribute: 'noplan', start_at: null });
 
     const listed = JSON.parse(ok(await client(['ls', '--json'])));
-    expect(listed.map((task: { title: string }) => task.title).sort()).toEqual(['Buy milk & "eggs"', 'Call <Tom>', 'Call Jerry', 'Read a book']);
+    expect(listed.map((task: { title: string }) => task.title).sort()).toEqual([
+      'Buy milk & "eggs"',
+      'Call <Tom>',
+      'Call Jerry',
+      'Read a book',
+    ]);
     const scheduled = JSON.parse(ok(await client(['ls', 'scheduled', '--json'])));
     // 2030-01-15 in Tokyo starts at 15:00 UTC the day before.
-    expect(scheduled).toMatchObject([{ title: 'Buy milk & "eggs"', project: 'Home', context: 'shop', tags: ['food'], priority: 2, start_at: '2030-01-14T15:00:00.000Z' }]);
+    expect(scheduled).toMatchObject([
+      {
+        title: 'Buy milk & "eggs"',
+        project: 'Home',
+        context: 'shop',
+        tags: ['food'],
+        priority: 2,
+        start_at: '2030-01-14T15:00:00.000Z',
+      },
+    ]);
     expect(ok(await client(['ls', 'next']))).toMatch(/^\S+ {2}Call <Tom>\n$/);
-    expect(ok(await client(['ls', 'inbox'])).trim().split('\n')).toHaveLength(1);
+    expect(
+      ok(await client(['ls', 'inbox']))
+        .trim()
+        .split('\n'),
+    ).toHaveLength(1);
     expect(ok(await client(['ls', '--project', 'home'])).split('\n')[0]).toContain('Buy milk');
     expect(ok(await client(['ls', '--context', '@shop'])).split('\n')[0]).toContain('Buy milk');
     expect(ok(await client(['ls', 'someday']))).toContain('Read a book');

@@ -22,7 +22,10 @@ interface Handshake {
 function handshake(port: number, options: tls.ConnectionOptions): Promise<Handshake> {
   return new Promise((resolve, reject) => {
     const socket = tls.connect({ host: '127.0.0.1', port, ...options }, () => {
-      const result = { protocol: socket.getProtocol(), fingerprint: socket.getPeerX509Certificate()?.fingerprint256 ?? '' };
+      const result = {
+        protocol: socket.getProtocol(),
+        fingerprint: socket.getPeerX509Certificate()?.fingerprint256 ?? '',
+      };
       socket.end();
       resolve(result);
     });
@@ -33,7 +36,9 @@ function handshake(port: number, options: tls.ConnectionOptions): Promise<Handsh
 
 /** A server of our own that still speaks TLS 1.0 and 1.1, to show the test client can. */
 async function legacyServer(cert: string, key: string): Promise<{ port: number; close: () => void }> {
-  const server = tls.createServer({ cert, key, minVersion: 'TLSv1', ciphers: LEGACY_CIPHERS }, (socket) => socket.end());
+  const server = tls.createServer({ cert, key, minVersion: 'TLSv1', ciphers: LEGACY_CIPHERS }, (socket) =>
+    socket.end(),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('no TCP address');
@@ -78,7 +83,10 @@ describe('serve over HTTPS', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
       await request(server.origin, { path: '/v1/tasks', headers: oauth(token), body: { title: 'over TLS' }, ca }),
       taskSchema,
     );
-    const listed = bodyOf(await request(server.origin, { path: '/v1/tasks', headers: oauth(token), ca }), taskListSchema);
+    const listed = bodyOf(
+      await request(server.origin, { path: '/v1/tasks', headers: oauth(token), ca }),
+      taskListSchema,
+    );
     expect(listed.entries.map((task) => task.id)).toEqual([created.id]);
 
     // One that trusts only the usual authorities refuses it.
@@ -91,7 +99,12 @@ describe('serve over HTTPS', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
     // TLS 1.1 is refused by the server (minVersion TLSv1.2), although this client can speak it.
     const legacy = await legacyServer(ca, await readFile(keyFile, 'utf8'));
     try {
-      const control = await handshake(legacy.port, { ca, minVersion: 'TLSv1.1', maxVersion: 'TLSv1.1', ciphers: LEGACY_CIPHERS });
+      const control = await handshake(legacy.port, {
+        ca,
+        minVersion: 'TLSv1.1',
+        maxVersion: 'TLSv1.1',
+        ciphers: LEGACY_CIPHERS,
+      });
       expect(control.protocol).toBe('TLSv1.1');
     } finally {
       legacy.close();
@@ -119,7 +132,9 @@ describe('serve over HTTPS', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
     await writeFile(keyFile, pair.key, { mode: 0o600 });
 
     const server = await startServe({ dataDir, args: ['--tls-cert', certFile, '--tls-key', keyFile] });
-    expect((await handshake(server.port, { ca: pair.cert })).fingerprint).toBe(new X509Certificate(pair.cert).fingerprint256);
+    expect((await handshake(server.port, { ca: pair.cert })).fingerprint).toBe(
+      new X509Certificate(pair.cert).fingerprint256,
+    );
     const token = await newAccount({ dataDir }, 'given');
     bodyOf(await request(server.origin, { path: '/v1/tasks', headers: oauth(token), ca: pair.cert }), taskListSchema);
     expect(existsSync(path.join(dataDir, 'tls-cert.pem'))).toBe(false);

@@ -32,7 +32,10 @@ describe('AnswerCache', () => {
   it('counts a gzip copy made later, pushing older answers out, or the answer itself when it grew too big', () => {
     const text = JSON.stringify(Array.from({ length: 2000 }, (_unused, index) => ({ n: index, r: Math.random() })));
     const gzipped = gzipSync(text);
-    const cache = new AnswerCache({ maxBytes: 2 * (overhead + text.length) + gzipped.length, maxEntryBytes: overhead + text.length + gzipped.length });
+    const cache = new AnswerCache({
+      maxBytes: 2 * (overhead + text.length) + gzipped.length,
+      maxEntryBytes: overhead + text.length + gzipped.length,
+    });
     cache.set('a', head, text);
     const b = cache.set('b', head, text);
     b.gzipped = gzipped;

@@ -54,7 +54,11 @@ describe.each(ENGINES)('kept list pages on %s', (engine) => {
     const url = '/v1/tasks?limit=200';
     const utc = (await get(url)).json as Page;
     expect(utc.entries.find((entry) => entry.id === 'zoned')?.start_at).toBe('2026-07-01 12:00:00 +0000');
-    const settings = await call(harness.app, { url: '/v1/settings', token: user.token, body: { timezone: 'Asia/Tokyo' } });
+    const settings = await call(harness.app, {
+      url: '/v1/settings',
+      token: user.token,
+      body: { timezone: 'Asia/Tokyo' },
+    });
     expect(settings.status).toBe(200);
     const tokyo = (await get(url)).json as Page;
     expect(tokyo.entries.find((entry) => entry.id === 'zoned')?.start_at).toBe('2026-07-01 21:00:00 +0900');

@@ -41,7 +41,10 @@ describe.each(ENGINES)('authentication and isolation on %s', (engine) => {
     expect(ok(withLimit, taskList).entries).toEqual([task]);
     const one = await call(harness.app, { url: `/v1/tasks/${task.id}?access_token=${user.token}` });
     expect(ok(one, wireTask)).toEqual(task);
-    const posted = await call(harness.app, { url: `/v1/tasks?access_token=${user.token}`, body: { title: 'by query' } });
+    const posted = await call(harness.app, {
+      url: `/v1/tasks?access_token=${user.token}`,
+      body: { title: 'by query' },
+    });
     expect(ok(posted, wireTask).title).toBe('by query');
     const bearerPost = await call(harness.app, {
       url: '/v1/tasks',
@@ -68,8 +71,17 @@ describe.each(ENGINES)('authentication and isolation on %s', (engine) => {
     expect(ok(await read('/v1/projects'), projectList).entries).toHaveLength(1);
     expect(ok(await read('/v1/contexts'), contextList).entries).toHaveLength(1);
     expect(ok(await read('/v1/settings'), wireSettings).username).toBe(user.username);
-    const post = await call(harness.app, { url: '/v1/tasks', token: user.readToken, body: { id: task.id, title: 'no' } });
-    expectError(post, { status: 403, retcode: 'E403', retmsg: 'forbidden', reqdata: `{"id":"${task.id}","title":"no"}` });
+    const post = await call(harness.app, {
+      url: '/v1/tasks',
+      token: user.readToken,
+      body: { id: task.id, title: 'no' },
+    });
+    expectError(post, {
+      status: 403,
+      retcode: 'E403',
+      retmsg: 'forbidden',
+      reqdata: `{"id":"${task.id}","title":"no"}`,
+    });
     const byQuery = await call(harness.app, { url: `/v1/tasks?access_token=${user.readToken}`, body: { title: 'no' } });
     expectError(byQuery, { status: 403, retcode: 'E403', retmsg: 'forbidden' });
     expect(await client.getTask(task.id)).toEqual(task);
@@ -90,7 +102,12 @@ describe.each(ENGINES)('authentication and isolation on %s', (engine) => {
   it("answers another account's task id as not found, and a POST of that id makes the caller's own task", async () => {
     const { client: alice } = await suite().newClient();
     const { client: bob } = await suite().newClient();
-    const secret = await alice.createTask({ id: 'shared-id', title: 'alice private', notes: 'secret', project: 'Work' });
+    const secret = await alice.createTask({
+      id: 'shared-id',
+      title: 'alice private',
+      notes: 'secret',
+      project: 'Work',
+    });
     const aliceCursor = (await alice.listTasks()).cursor;
 
     expectError(await bob.get('/v1/tasks/shared-id'), {

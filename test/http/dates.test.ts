@@ -74,17 +74,32 @@ describe.each(ENGINES)('dates on %s', (engine) => {
     const { client } = await suite().newClient('Asia/Tokyo');
     for (const input of ['2026-02-30', '2026-02-29', '2026-04-31', '2026-11-21T25:00:00Z', '2026-00-10']) {
       const answer = await client.post('/v1/tasks', { title: 't', start_at: input });
-      expect(answer.json, input).toMatchObject({ retcode: 'E004', retmsg: expect.stringMatching(/^invalid parameter: start_at/) });
+      expect(answer.json, input).toMatchObject({
+        retcode: 'E004',
+        retmsg: expect.stringMatching(/^invalid parameter: start_at/),
+      });
     }
   });
 
   it('refuses dates the store cannot keep to the microsecond, and takes the edges of that span', async () => {
     const { client } = await suite().newClient('UTC');
-    for (const input of ['9999-12-31 23:59:59 -2359', '0001-01-01', '2300-01-01', '1600-01-01T00:00:00Z', '2255-06-06']) {
+    for (const input of [
+      '9999-12-31 23:59:59 -2359',
+      '0001-01-01',
+      '2300-01-01',
+      '1600-01-01T00:00:00Z',
+      '2255-06-06',
+    ]) {
       const answer = await client.post('/v1/tasks', { title: 't', start_at: input });
-      expect(answer.json, input).toMatchObject({ retcode: 'E004', retmsg: expect.stringMatching(/^invalid parameter: start_at/) });
+      expect(answer.json, input).toMatchObject({
+        retcode: 'E004',
+        retmsg: expect.stringMatching(/^invalid parameter: start_at/),
+      });
       const project = await client.post('/v1/projects', { name: `p ${input}`, archived: input });
-      expect(project.json, input).toMatchObject({ retcode: 'E004', retmsg: expect.stringMatching(/^invalid parameter: archived/) });
+      expect(project.json, input).toMatchObject({
+        retcode: 'E004',
+        retmsg: expect.stringMatching(/^invalid parameter: archived/),
+      });
     }
     expect((await startAtOf(client, '2255-06-05')).start_at).toBe('2255-06-05 00:00:00 +0000');
     expect((await startAtOf(client, '1684-07-29')).start_at).toBe('1684-07-29 00:00:00 +0000');
@@ -113,7 +128,11 @@ describe.each(ENGINES)('dates on %s', (engine) => {
       start_at: '2026-11-21 15:45:10 +0900',
       end_at: '2026-11-20T20:00:00Z',
     });
-    expect(task).toMatchObject({ all_day: true, start_at: '2026-11-21 00:00:00 +0900', end_at: '2026-11-21 00:00:00 +0900' });
+    expect(task).toMatchObject({
+      all_day: true,
+      start_at: '2026-11-21 00:00:00 +0900',
+      end_at: '2026-11-21 00:00:00 +0900',
+    });
     const moved = await client.createTask({ id: task.id, end_at: '2026-11-23 23:59:59 +0900' });
     expect(moved).toMatchObject({ start_at: '2026-11-21 00:00:00 +0900', end_at: '2026-11-23 00:00:00 +0900' });
     const dateOnly = await client.createTask({ title: 'd', all_day: true, start_at: '2026-12-31' });
@@ -125,7 +144,12 @@ describe.each(ENGINES)('dates on %s', (engine) => {
 
   it('keeps all-day midnights in a zone with a change of offset', async () => {
     const { client } = await suite().newClient('Europe/Berlin');
-    const task = await client.createTask({ title: 'd', all_day: true, start_at: '2026-03-29 12:00:00 +0200', end_at: '2026-10-25 23:00:00 +0100' });
+    const task = await client.createTask({
+      title: 'd',
+      all_day: true,
+      start_at: '2026-03-29 12:00:00 +0200',
+      end_at: '2026-10-25 23:00:00 +0100',
+    });
     expect(task).toMatchObject({ start_at: '2026-03-29 00:00:00 +0100', end_at: '2026-10-25 00:00:00 +0200' });
   });
 
@@ -133,7 +157,11 @@ describe.each(ENGINES)('dates on %s', (engine) => {
     /** Three tasks and their exact `updated` in microseconds. */
     async function threeTasks(timezone: string): Promise<{ client: Client; tasks: WireTask[]; micros: number[] }> {
       const { client, user } = await suite().newClient(timezone);
-      const tasks = [await client.createTask({ title: 'a' }), await client.createTask({ title: 'b' }), await client.createTask({ title: 'c' })];
+      const tasks = [
+        await client.createTask({ title: 'a' }),
+        await client.createTask({ title: 'b' }),
+        await client.createTask({ title: 'c' }),
+      ];
       const micros = await Promise.all(tasks.map((task) => updatedMicros(user, task.id)));
       return { client, tasks, micros };
     }

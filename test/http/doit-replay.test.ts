@@ -35,8 +35,10 @@ describe.each(ENGINES)('Doit.im client replay on %s', (engine) => {
     const { harness } = suite();
     const { user } = await suite().newClient('Asia/Shanghai');
     const headers = { authorization: `OAuth ${user.token}`, 'content-type': 'application/json; charset=utf-8' };
-    const get = (url: string) => harness.app.inject({ method: 'GET', url, headers: { authorization: headers.authorization } });
-    const post = (body: unknown) => harness.app.inject({ method: 'POST', url: '/v1/tasks', headers, payload: JSON.stringify(body) });
+    const get = (url: string) =>
+      harness.app.inject({ method: 'GET', url, headers: { authorization: headers.authorization } });
+    const post = (body: unknown) =>
+      harness.app.inject({ method: 'POST', url: '/v1/tasks', headers, payload: JSON.stringify(body) });
 
     // 1. First sync: the full list, read from `entries`.
     const first = await get('/v1/tasks');
@@ -131,7 +133,8 @@ describe.each(ENGINES)('Doit.im client replay on %s', (engine) => {
 
   it('gets the seed error example back: a body that is no JSON is E001 echoing the request', async () => {
     const { client } = await suite().newClient();
-    const body = '{"title":"Buy <milk>","attribute":"inbox","all_day":false,"start_at":"2026-11-21 09:30:00 +0800","end_at":null';
+    const body =
+      '{"title":"Buy <milk>","attribute":"inbox","all_day":false,"start_at":"2026-11-21 09:30:00 +0800","end_at":null';
     const answer = await client.post('/v1/tasks', body, { 'content-type': 'application/json; charset=utf-8' });
     expectError(answer, { status: 400, retcode: 'E001', retmsg: 'can not parse the request json', reqdata: body });
     expect(answer.text).toContain('Buy &lt;milk&gt;');

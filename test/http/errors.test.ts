@@ -74,7 +74,17 @@ describe.each(ENGINES)('error table on %s', (engine) => {
   describe('E002 the address does not exist', () => {
     it('answers unknown paths, versions and resources', async () => {
       const { client } = await suite().newClient();
-      for (const url of ['/', '/v1', '/v1/', '/v2/tasks', '/v0/tasks', '/v1/tasks2', '/v1/users', '/api/v1/tasks', '/v1/settings/x']) {
+      for (const url of [
+        '/',
+        '/v1',
+        '/v1/',
+        '/v2/tasks',
+        '/v0/tasks',
+        '/v1/tasks2',
+        '/v1/users',
+        '/api/v1/tasks',
+        '/v1/settings/x',
+      ]) {
         expectError(await client.get(url), { ...E002, reqdata: '' });
       }
       expectError(await client.get('/v1/nothing?x=1'), { ...E002, reqdata: 'x=1' });
@@ -190,7 +200,13 @@ describe.each(ENGINES)('error table on %s', (engine) => {
       expectInvalid(await client.post('/v1/tasks', { title: 't', tags: [''] }), 'tags');
       expectInvalid(await client.post('/v1/tasks', { title: 't', tags: ['ok', 7] }), 'tags');
       expectInvalid(await client.post('/v1/tasks', { title: 't', tags: 'home' }), 'tags');
-      const fifty = await client.createTask({ title: 't', tags: many.slice(0, 50).concat(['x'.repeat(100)]).slice(1) });
+      const fifty = await client.createTask({
+        title: 't',
+        tags: many
+          .slice(0, 50)
+          .concat(['x'.repeat(100)])
+          .slice(1),
+      });
       expect(fifty.tags).toHaveLength(50);
     });
 
@@ -288,7 +304,10 @@ describe.each(ENGINES)('error table on %s', (engine) => {
       const { client } = await suite().newClient();
       const body = [{ title: 'good' }, { title: '' }, { title: 'also good' }];
       expectInvalid(await client.post('/v1/tasks', body), '[1].title', JSON.stringify(body));
-      expectInvalid(await client.post('/v1/tasks', [{ title: 'a' }, { title: 'b', attribute: 'plan' }]), '[1].attribute');
+      expectInvalid(
+        await client.post('/v1/tasks', [{ title: 'a' }, { title: 'b', attribute: 'plan' }]),
+        '[1].attribute',
+      );
       expectInvalid(await client.post('/v1/tasks', [{ title: 'a' }, { title: 'b' }, { tags: 'x' }]), '[2].tags');
       expectInvalid(await client.post('/v1/tasks', [{ title: 'a' }, 'b']), '[1].body');
       expect((await client.listTasks()).entries).toEqual([]);
@@ -322,7 +341,11 @@ describe.each(ENGINES)('error table on %s', (engine) => {
 
     it('accepts application/json with charset utf-8 or none, in any case', async () => {
       const { client } = await suite().newClient();
-      for (const contentType of ['application/json', 'Application/JSON; Charset=UTF-8', 'application/json;charset=utf-8']) {
+      for (const contentType of [
+        'application/json',
+        'Application/JSON; Charset=UTF-8',
+        'application/json;charset=utf-8',
+      ]) {
         ok(await client.post('/v1/tasks', '{"title":"x"}', { 'content-type': contentType }), wireTask);
       }
       expect((await client.listTasks()).entries).toHaveLength(3);
@@ -422,8 +445,14 @@ describe.each(ENGINES)('error table on %s', (engine) => {
 
       expectError(await client.get(`/v1/tasks?cursor=${oldCursor}`), { ...E008, reqdata: `cursor=${oldCursor}` });
       const before = encodeURIComponent(keep.created);
-      expectError(await client.get(`/v1/tasks?updated_after=${before}`), { ...E008, reqdata: `updated_after=${before}` });
-      expectError(await client.get('/v1/tasks?updated_after=2000-01-01'), { ...E008, reqdata: 'updated_after=2000-01-01' });
+      expectError(await client.get(`/v1/tasks?updated_after=${before}`), {
+        ...E008,
+        reqdata: `updated_after=${before}`,
+      });
+      expectError(await client.get('/v1/tasks?updated_after=2000-01-01'), {
+        ...E008,
+        reqdata: 'updated_after=2000-01-01',
+      });
 
       const plain = await client.listTasks();
       expect(plain.entries.map((task) => task.id)).toEqual([keep.id]);
@@ -470,7 +499,10 @@ describe.each(ENGINES)('error table on %s', (engine) => {
     it('refuses a whole array when one if_rev does not match', async () => {
       const { client } = await suite().newClient();
       const task = await client.createTask({ title: 'v1' });
-      const answer = await client.post('/v1/tasks', [{ title: 'new' }, { id: task.id, title: 'v2', if_rev: task.rev + 5 }]);
+      const answer = await client.post('/v1/tasks', [
+        { title: 'new' },
+        { id: task.id, title: 'v2', if_rev: task.rev + 5 },
+      ]);
       expectError(answer, { status: 400, retcode: 'E009', retmsg: `conflict: task ${task.id} changed` });
       expect((await client.listTasks()).entries).toEqual([task]);
     });
@@ -578,7 +610,10 @@ describe.each(ENGINES)('error table on %s', (engine) => {
       const badUrl = await call(app, { url: '/v1/tasks/%E0%A4%A', token: user.token });
       expectError(badUrl, { ...E002, reqdata: '' });
       expect(badUrl.text).not.toMatch(/statusCode|stack|FST_/);
-      const encoding = await client.post('/v1/tasks', '{"title":"x"}', { ...JSON_HEADER, 'content-encoding': 'compress' });
+      const encoding = await client.post('/v1/tasks', '{"title":"x"}', {
+        ...JSON_HEADER,
+        'content-encoding': 'compress',
+      });
       expectError(encoding, E001);
       expect(encoding.text).not.toMatch(/statusCode|stack|FST_/);
       expect((await client.listTasks()).entries).toEqual([]);

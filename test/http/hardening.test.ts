@@ -29,7 +29,13 @@ interface ErrorBody {
 
 function errorOf(answer: HttpResponse): ErrorBody {
   const parsed: unknown = JSON.parse(answer.text);
-  if (typeof parsed !== 'object' || parsed === null || !('retcode' in parsed) || !('retmsg' in parsed) || !('reqdata' in parsed)) {
+  if (
+    typeof parsed !== 'object' ||
+    parsed === null ||
+    !('retcode' in parsed) ||
+    !('retmsg' in parsed) ||
+    !('reqdata' in parsed)
+  ) {
     throw new Error(`not an error body: ${answer.text}`);
   }
   return { retcode: String(parsed.retcode), retmsg: String(parsed.retmsg), reqdata: String(parsed.reqdata) };
@@ -47,7 +53,12 @@ describe.each(ENGINES)('hardening over a real socket on %s', (engine) => {
   beforeAll(async () => {
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
-        logLines.push(...chunk.toString('utf8').split('\n').filter((line) => line !== ''));
+        logLines.push(
+          ...chunk
+            .toString('utf8')
+            .split('\n')
+            .filter((line) => line !== ''),
+        );
         done();
       },
     });
@@ -55,7 +66,12 @@ describe.each(ENGINES)('hardening over a real socket on %s', (engine) => {
       app: {
         log: pino({ level: 'info' }, sink),
         loadLimits: { maxInFlight: MAX_IN_FLIGHT, maxEventLoopDelayMs: 5000 },
-        bodyWaitLimits: { maxWaiting: MAX_WAITING_BODIES, maxWaitingWithoutCredential: MAX_WAITING_WITHOUT_CREDENTIAL, minBytesPerSecond: 1024, graceMs: GRACE_MS },
+        bodyWaitLimits: {
+          maxWaiting: MAX_WAITING_BODIES,
+          maxWaitingWithoutCredential: MAX_WAITING_WITHOUT_CREDENTIAL,
+          minBytesPerSecond: 1024,
+          graceMs: GRACE_MS,
+        },
         maxConnectionsPerAddress: MAX_CONNECTIONS_PER_ADDRESS,
       },
     });
@@ -78,7 +94,11 @@ describe.each(ENGINES)('hardening over a real socket on %s', (engine) => {
     expect(unknown.status).toBe(401);
     expect(errorOf(unknown).reqdata).toBe('access_token=***&amp;x=1');
     const valid = await request(origin, { path: `/v1/tasks?sort=1&access_token=${token()}` });
-    expect(errorOf(valid)).toEqual({ retcode: 'E003', retmsg: 'parameter is not supported: sort', reqdata: 'sort=1&amp;access_token=***' });
+    expect(errorOf(valid)).toEqual({
+      retcode: 'E003',
+      retmsg: 'parameter is not supported: sort',
+      reqdata: 'sort=1&amp;access_token=***',
+    });
     const encoded = await request(origin, { path: '/v1/tasks?access%5Ftoken=s3cr3t-value' });
     expect(errorOf(encoded).reqdata).toBe('access%5Ftoken=***');
     expect(unknown.text + valid.text + encoded.text).not.toContain('s3cr3t');
@@ -98,7 +118,10 @@ describe.each(ENGINES)('hardening over a real socket on %s', (engine) => {
   });
 
   it('answers E003 with exactly `parameter is not supported: <name>`, nothing after the name', async () => {
-    const answer = await request(origin, { path: '/v1/tasks?updated_after=2026-01-01T00:00:00Z&cursor=c1.0', headers: oauth(token()) });
+    const answer = await request(origin, {
+      path: '/v1/tasks?updated_after=2026-01-01T00:00:00Z&cursor=c1.0',
+      headers: oauth(token()),
+    });
     expect(errorOf(answer).retmsg).toBe('parameter is not supported: cursor');
   });
 
@@ -110,8 +133,14 @@ describe.each(ENGINES)('hardening over a real socket on %s', (engine) => {
       if (answer === undefined) throw new Error('no answer');
       return errorOf({ status: answer.status, headers: answer.headers, text: answer.body });
     };
-    expect(await post(gzipSync(Buffer.from('{"title":"zipped echo"}')), '')).toMatchObject({ retcode: 'E401', reqdata: '' });
-    expect(await post(gzipSync(Buffer.from('{"title":')), `Authorization: OAuth ${token()}\r\n`)).toMatchObject({ retcode: 'E001', reqdata: '{&quot;title&quot;:' });
+    expect(await post(gzipSync(Buffer.from('{"title":"zipped echo"}')), '')).toMatchObject({
+      retcode: 'E401',
+      reqdata: '',
+    });
+    expect(await post(gzipSync(Buffer.from('{"title":')), `Authorization: OAuth ${token()}\r\n`)).toMatchObject({
+      retcode: 'E001',
+      reqdata: '{&quot;title&quot;:',
+    });
   });
 
   it('logs a long path cut short', async () => {
@@ -119,7 +148,9 @@ describe.each(ENGINES)('hardening over a real socket on %s', (engine) => {
     const answer = await request(origin, { path: long, headers: oauth(token()) });
     expect(answer.status).toBe(400);
     await sleep(100);
-    const logged = logLines.map((line) => JSON.parse(line) as { path?: string }).filter((line) => line.path?.startsWith('/v1/tasks/ppp') === true);
+    const logged = logLines
+      .map((line) => JSON.parse(line) as { path?: string })
+      .filter((line) => line.path?.startsWith('/v1/tasks/ppp') === true);
     expect(logged.length).toBeGreaterThan(0);
     for (const line of logged) expect(line.path?.length).toBeLessThanOrEqual(257);
   });
@@ -136,40 +167,61 @@ describe.each(ENGINES)('hardening over a real socket on %s', (engine) => {
     }
   });
 
-  it('does not count bodies still arriving as work in flight: a cap of their own, a minimum rate', { timeout: 20_000 }, async () => {
-    const head = Buffer.from(`POST /v1/tasks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`, 'latin1');
-    const drip = Array.from({ length: 30 }, () => Buffer.from(' ', 'latin1'));
-    const tricklers = Array.from({ length: 3 * MAX_IN_FLIGHT }, () => rawExchange(port, head, { parts: [head, ...drip], gapMs: 200, waitMs: 10_000 }));
-    await sleep(300);
-    // Meanwhile others are served: the trickled bodies hold no slot of work in flight.
-    const started = performance.now();
-    for (let index = 0; index < 5; index += 1) {
-      const answer = await request(origin, { path: '/v1/tasks?limit=1', headers: oauth(token()) });
+  it(
+    'does not count bodies still arriving as work in flight: a cap of their own, a minimum rate',
+    { timeout: 20_000 },
+    async () => {
+      const head = Buffer.from(
+        `POST /v1/tasks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`,
+        'latin1',
+      );
+      const drip = Array.from({ length: 30 }, () => Buffer.from(' ', 'latin1'));
+      const tricklers = Array.from({ length: 3 * MAX_IN_FLIGHT }, () =>
+        rawExchange(port, head, { parts: [head, ...drip], gapMs: 200, waitMs: 10_000 }),
+      );
+      await sleep(300);
+      // Meanwhile others are served: the trickled bodies hold no slot of work in flight.
+      const started = performance.now();
+      for (let index = 0; index < 5; index += 1) {
+        const answer = await request(origin, { path: '/v1/tasks?limit=1', headers: oauth(token()) });
+        expect(answer.status, answer.text).toBe(200);
+      }
+      // And clients with a token still write: the trickled bodies, without one, have a share of their own.
+      const write = await request(origin, {
+        path: '/v1/tasks',
+        headers: oauth(token()),
+        body: { title: 'during the trickle' },
+      });
+      expect(write.status, write.text).toBe(200);
+      expect(performance.now() - started).toBeLessThan(2000);
+      const exchanges = await Promise.all(tricklers);
+      // Past the cap of bodies waiting: a fast E503 and a close. Within it: cut off for their rate.
+      const refused = exchanges.filter((exchange) => exchange.answers.some((answer) => answer.status === 503));
+      expect(refused.length).toBe(3 * MAX_IN_FLIGHT - MAX_WAITING_WITHOUT_CREDENTIAL);
+      for (const exchange of exchanges) {
+        expect(exchange.closed).toBe(true);
+        expect(exchange.ms).toBeLessThan(GRACE_MS + 3000);
+      }
+      // A body that arrives at once is served as ever.
+      const answer = await request(origin, {
+        path: '/v1/tasks',
+        headers: oauth(token()),
+        body: { title: 'after the trickle' },
+      });
       expect(answer.status, answer.text).toBe(200);
-    }
-    // And clients with a token still write: the trickled bodies, without one, have a share of their own.
-    const write = await request(origin, { path: '/v1/tasks', headers: oauth(token()), body: { title: 'during the trickle' } });
-    expect(write.status, write.text).toBe(200);
-    expect(performance.now() - started).toBeLessThan(2000);
-    const exchanges = await Promise.all(tricklers);
-    // Past the cap of bodies waiting: a fast E503 and a close. Within it: cut off for their rate.
-    const refused = exchanges.filter((exchange) => exchange.answers.some((answer) => answer.status === 503));
-    expect(refused.length).toBe(3 * MAX_IN_FLIGHT - MAX_WAITING_WITHOUT_CREDENTIAL);
-    for (const exchange of exchanges) {
-      expect(exchange.closed).toBe(true);
-      expect(exchange.ms).toBeLessThan(GRACE_MS + 3000);
-    }
-    // A body that arrives at once is served as ever.
-    const answer = await request(origin, { path: '/v1/tasks', headers: oauth(token()), body: { title: 'after the trickle' } });
-    expect(answer.status, answer.text).toBe(200);
-  });
+    },
+  );
 
   it('closes connections past the cap for one address, and serves it again once they close', async () => {
     const sockets = await Promise.all(
-      Array.from({ length: MAX_CONNECTIONS_PER_ADDRESS }, () => new Promise<net.Socket>((resolve, reject) => {
-        const socket = net.connect({ host: '127.0.0.1', port }, () => resolve(socket));
-        socket.on('error', reject);
-      })),
+      Array.from(
+        { length: MAX_CONNECTIONS_PER_ADDRESS },
+        () =>
+          new Promise<net.Socket>((resolve, reject) => {
+            const socket = net.connect({ host: '127.0.0.1', port }, () => resolve(socket));
+            socket.on('error', reject);
+          }),
+      ),
     );
     await sleep(100);
     await expect(request(origin, { path: '/healthz', timeoutMs: 3000 })).rejects.toThrow();

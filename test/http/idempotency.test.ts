@@ -73,7 +73,10 @@ describe.each(ENGINES)('Idempotency-Key on %s', (engine) => {
 
   it('refuses an empty or overlong key', async () => {
     const long = await post({ title: 'x' }, 'k'.repeat(201));
-    expect(long.json).toMatchObject({ retcode: 'E004', retmsg: 'invalid parameter: Idempotency-Key (1-200 characters)' });
+    expect(long.json).toMatchObject({
+      retcode: 'E004',
+      retmsg: 'invalid parameter: Idempotency-Key (1-200 characters)',
+    });
   });
 
   it('replays the first answer byte for byte after the account changed zone and the task changed', async () => {
@@ -90,7 +93,11 @@ describe.each(ENGINES)('Idempotency-Key on %s', (engine) => {
       body: { timezone: 'America/New_York' },
     });
     expect(moved.status).toBe(200);
-    const renamed = await call(harness.app, { url: '/v1/tasks', token: zoned.token, body: { id: 'zoned-1', title: 'x' } });
+    const renamed = await call(harness.app, {
+      url: '/v1/tasks',
+      token: zoned.token,
+      body: { id: 'zoned-1', title: 'x' },
+    });
     expect(renamed.status).toBe(200);
     const again = await keyed();
     expect(again.status).toBe(200);

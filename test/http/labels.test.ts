@@ -67,7 +67,11 @@ describe.each(ENGINES)('projects and contexts on %s', (engine) => {
     expectInvalid(await client.post('/v1/contexts', { name: 7 }), 'name');
     expectInvalid(await client.post('/v1/projects', { name: 'p', archived: '2026-02-30' }), 'archived');
     expectInvalid(await client.post('/v1/projects', [{ name: 'ok' }, { name: '' }]), '[1].name');
-    expectError(await client.get('/v1/contexts/none'), { status: 400, retcode: 'E007', retmsg: 'not found: context none' });
+    expectError(await client.get('/v1/contexts/none'), {
+      status: 400,
+      retcode: 'E007',
+      retmsg: 'not found: context none',
+    });
     expect(await projects(client)).toEqual([]);
     expect((await client.createProject({ name: 'x'.repeat(200) })).name).toHaveLength(200);
   });
@@ -133,7 +137,10 @@ describe.each(ENGINES)('projects and contexts on %s', (engine) => {
     const answers = await Promise.all([
       client.createTask({ title: 'a', project: 'Home & Garden', context: '@yard' }),
       client.createTask({ title: 'b', project: 'Home & Garden', context: '@yard' }),
-      client.postTasks([{ title: 'c', project: 'Home & Garden' }, { title: 'd', project: 'Home & Garden' }]),
+      client.postTasks([
+        { title: 'c', project: 'Home & Garden' },
+        { title: 'd', project: 'Home & Garden' },
+      ]),
     ]);
     const [a, b, [c, d]] = answers;
     const ids = new Set([a.project_id, b.project_id, c?.project_id, d?.project_id]);
@@ -183,7 +190,9 @@ describe.each(ENGINES)('projects and contexts on %s', (engine) => {
     const contextId = t2.context_id;
     const renamedContext = ok(await client.post('/v1/contexts', { id: contextId, name: '@new' }), wireContext);
     const after = await client.listTasks(`cursor=${changes.cursor}`);
-    expect(after.entries).toEqual([expect.objectContaining({ id: t2.id, context: '@new', context_id: contextId, project: 'New &lt;name&gt;' })]);
+    expect(after.entries).toEqual([
+      expect.objectContaining({ id: t2.id, context: '@new', context_id: contextId, project: 'New &lt;name&gt;' }),
+    ]);
     expect(after.entries[0]?.rev).toBeGreaterThan(renamedContext.rev);
   });
 

@@ -15,7 +15,10 @@ import { useHarness } from './support/setup.js';
 const E503 = { status: 503, retcode: 'E503', retmsg: 'server resources are unavailable' } as const;
 
 /** Another app on the same store, with options the harness does not set. */
-async function appOn(harness: Harness, options: Pick<AppDeps, 'rateLimitPerSecond' | 'loadLimits'>): Promise<FastifyInstance> {
+async function appOn(
+  harness: Harness,
+  options: Pick<AppDeps, 'rateLimitPerSecond' | 'loadLimits'>,
+): Promise<FastifyInstance> {
   const app = await buildApp({
     services: buildServices(harness.store),
     log: pino({ level: 'silent' }),
@@ -47,7 +50,8 @@ describe.each(ENGINES)('limits and retries on %s', (engine) => {
       const { user } = await suite().newClient();
       const { user: other } = await suite().newClient();
       const answers = [];
-      for (let index = 0; index < 4; index++) answers.push(await call(app, { url: '/v1/tasks?limit=1', token: user.token }));
+      for (let index = 0; index < 4; index++)
+        answers.push(await call(app, { url: '/v1/tasks?limit=1', token: user.token }));
       const refused = answers.filter((answer) => answer.status === 503);
       expect(refused.length).toBeGreaterThanOrEqual(1);
       expect(answers[0]?.status).toBe(200);
@@ -62,7 +66,9 @@ describe.each(ENGINES)('limits and retries on %s', (engine) => {
       const app = shedding;
       if (app === undefined) throw new Error('app not started');
       const { user } = await suite().newClient();
-      const answers = await Promise.all(Array.from({ length: 8 }, () => call(app, { url: '/v1/tasks', token: user.token })));
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => call(app, { url: '/v1/tasks', token: user.token })),
+      );
       const statuses = answers.map((answer) => answer.status);
       expect(statuses).toContain(200);
       expect(statuses).toContain(503);

@@ -20,7 +20,11 @@ describe.each(ENGINES)('error messages name what was expected on %s', (engine) =
       ['completed', '2026-11-23 25:00:00 +0100'],
       ['deleted', true],
     ] as const) {
-      const answer = await client.post('/v1/tasks', { title: 'dated', start_at: '2026-11-23 09:00:00 +0000', [field]: value });
+      const answer = await client.post('/v1/tasks', {
+        title: 'dated',
+        start_at: '2026-11-23 09:00:00 +0000',
+        [field]: value,
+      });
       expectError(answer, { status: 400, retcode: 'E004', retmsg: `invalid parameter: ${field} (${DATE_FORMAT})` });
     }
     const project = await client.post('/v1/projects', { name: 'p', archived: 'yesterday' });
@@ -46,8 +50,26 @@ describe.each(ENGINES)('error messages name what was expected on %s', (engine) =
     });
     expect((await client.get('/v1/tasks/loose')).status).toBe(400);
 
-    expect((await client.post('/v1/tasks', { id: 'anchored', title: 'Water', start_at: '2026-11-23 09:00:00 +0000', repeater: 'FREQ=WEEKLY' })).status).toBe(200);
-    expect((await client.post('/v1/tasks', { id: 'due', title: 'Pay', end_at: '2026-11-23 09:00:00 +0000', repeater: 'FREQ=MONTHLY' })).status).toBe(200);
+    expect(
+      (
+        await client.post('/v1/tasks', {
+          id: 'anchored',
+          title: 'Water',
+          start_at: '2026-11-23 09:00:00 +0000',
+          repeater: 'FREQ=WEEKLY',
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await client.post('/v1/tasks', {
+          id: 'due',
+          title: 'Pay',
+          end_at: '2026-11-23 09:00:00 +0000',
+          repeater: 'FREQ=MONTHLY',
+        })
+      ).status,
+    ).toBe(200);
     // Taking the anchor away from a repeating task is refused as well.
     const unanchored = await client.post('/v1/tasks', { id: 'due', end_at: null });
     expectError(unanchored, { status: 400, retcode: 'E004', retmsg: invalidParameter('repeater') });

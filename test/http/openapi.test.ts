@@ -83,14 +83,24 @@ describe('the OpenAPI document', () => {
     const body = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
     const headers = { 'content-type': 'application/json; charset=utf-8' };
     // A task missing most fields, an undocumented status, a retcode the operation never answers.
-    expect(() => checkAgainstDocument({ method: 'GET', url: '/v1/tasks/a', status: 200, headers, body: body(task) })).toThrow(/differs/);
+    expect(() =>
+      checkAgainstDocument({ method: 'GET', url: '/v1/tasks/a', status: 200, headers, body: body(task) }),
+    ).toThrow(/differs/);
     expect(() =>
       checkAgainstDocument({ method: 'GET', url: '/healthz', status: 404, headers, body: body({ status: 'ok' }) }),
     ).toThrow(/no 404 answer/);
     const error = { retcode: 'E009', retmsg: 'conflict', reqdata: '' };
-    expect(() => checkAgainstDocument({ method: 'GET', url: '/v1/tasks', status: 400, headers, body: body(error) })).toThrow(/differs/);
     expect(() =>
-      checkAgainstDocument({ method: 'GET', url: '/v1/tasks', status: 400, headers, body: body({ ...error, retcode: 'E008' }) }),
+      checkAgainstDocument({ method: 'GET', url: '/v1/tasks', status: 400, headers, body: body(error) }),
+    ).toThrow(/differs/);
+    expect(() =>
+      checkAgainstDocument({
+        method: 'GET',
+        url: '/v1/tasks',
+        status: 400,
+        headers,
+        body: body({ ...error, retcode: 'E008' }),
+      }),
     ).not.toThrow();
   });
 
@@ -101,7 +111,9 @@ describe('the OpenAPI document', () => {
     expect(answer.headers['content-security-policy']).toContain("default-src 'none'");
     for (const route of documentedRoutes(openApiDocument())) {
       const [method = '', path = ''] = route.split(' ');
-      expect(answer.text).toContain(`<span class="method">${method}</span> <code>${path.replace('/*', '/{id}')}</code>`);
+      expect(answer.text).toContain(
+        `<span class="method">${method}</span> <code>${path.replace('/*', '/{id}')}</code>`,
+      );
     }
     expect(answer.text).not.toContain('<script');
     // The description's `"` and `'` come out as entities, never as raw markup.

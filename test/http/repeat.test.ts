@@ -57,7 +57,11 @@ describe.each(ENGINES)('repeating tasks over HTTP on %s', (engine) => {
   it('ends a COUNT=3 series after the third occurrence', async () => {
     await post({ id: 'thrice', title: 'Pill', start_at: '2026-06-01 20:00:00 +0200', repeater: 'FREQ=DAILY;COUNT=3' });
     const second = await complete('thrice');
-    expect([second.start_at, second.repeater, second.completed]).toEqual(['2026-06-02 20:00:00 +0200', 'FREQ=DAILY;COUNT=2', null]);
+    expect([second.start_at, second.repeater, second.completed]).toEqual([
+      '2026-06-02 20:00:00 +0200',
+      'FREQ=DAILY;COUNT=2',
+      null,
+    ]);
     const third = await complete('thrice');
     expect([third.start_at, third.repeater]).toEqual(['2026-06-03 20:00:00 +0200', 'FREQ=DAILY;COUNT=1']);
     const done = await complete('thrice');

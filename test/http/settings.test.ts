@@ -46,7 +46,12 @@ describe.each(ENGINES)('settings on %s', (engine) => {
     const { client } = await suite().newClient();
     const before = await client.settings();
     const answer = ok(
-      await client.post('/v1/settings', { nickname: 'Ada', timezone: 'Asia/Shanghai', language: 'zh-CN', week_start: 0 }),
+      await client.post('/v1/settings', {
+        nickname: 'Ada',
+        timezone: 'Asia/Shanghai',
+        language: 'zh-CN',
+        week_start: 0,
+      }),
       wireSettings,
     );
     expect(answer).toMatchObject({
@@ -68,9 +73,20 @@ describe.each(ENGINES)('settings on %s', (engine) => {
   it('takes the settings posted back whole; read-only fields are ignored', async () => {
     const { client, user } = await suite().newClient('Asia/Shanghai');
     const current = await client.settings();
-    const back = unescapeAll({ ...current, nickname: 'Renamed', username: 'someone-else', id: '999', user_timezone: '(GMT+01:00) X' });
+    const back = unescapeAll({
+      ...current,
+      nickname: 'Renamed',
+      username: 'someone-else',
+      id: '999',
+      user_timezone: '(GMT+01:00) X',
+    });
     const answer = ok(await client.post('/v1/settings', back), wireSettings);
-    expect(answer).toMatchObject({ id: current.id, username: user.username, nickname: 'Renamed', user_timezone: '(GMT+08:00) Asia/Shanghai' });
+    expect(answer).toMatchObject({
+      id: current.id,
+      username: user.username,
+      nickname: 'Renamed',
+      user_timezone: '(GMT+08:00) Asia/Shanghai',
+    });
   });
 
   it('refuses a zone that is no IANA name, and other bad values, changing nothing', async () => {
@@ -97,7 +113,10 @@ describe.each(ENGINES)('settings on %s', (engine) => {
     expect(task).toMatchObject({ start_at: '2026-07-01 00:00:00 +0800', end_at: '2026-11-21 09:30:00 +0800' });
 
     await client.post('/v1/settings', { timezone: 'UTC' });
-    expect(await client.getTask(task.id)).toMatchObject({ start_at: '2026-06-30 16:00:00 +0000', end_at: '2026-11-21 01:30:00 +0000' });
+    expect(await client.getTask(task.id)).toMatchObject({
+      start_at: '2026-06-30 16:00:00 +0000',
+      end_at: '2026-11-21 01:30:00 +0000',
+    });
 
     const settings = ok(await client.post('/v1/settings', { timezone: 'America/New_York' }), wireSettings);
     expect(settings.user_timezone).toMatch(/^\(GMT-0[45]:00\) America\/New_York$/);

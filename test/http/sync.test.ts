@@ -61,7 +61,9 @@ describe.each(ENGINES)('listing and sync on %s', (engine) => {
 
   it('pages through with limit while other writes interleave: nothing missed, nothing twice', async () => {
     const { client, user } = await suite().newClient();
-    const initial = await client.postTasks(Array.from({ length: 20 }, (_, index) => ({ title: `t${index}`, notes: 'v1' })));
+    const initial = await client.postTasks(
+      Array.from({ length: 20 }, (_, index) => ({ title: `t${index}`, notes: 'v1' })),
+    );
     const seen = new Map<string, WireTask>();
     const seenRevs = new Set<number>();
     let cursor: string | undefined;
@@ -93,7 +95,9 @@ describe.each(ENGINES)('listing and sync on %s', (engine) => {
     expect(round).toBeGreaterThan(2);
     // The client's picture, built from pages, is exactly the store's.
     expect(seen).toEqual(await everything(client));
-    const snapshot = await suite().harness.store.list(await suite().accountIdOf(user), 'task', { includeDeleted: true });
+    const snapshot = await suite().harness.store.list(await suite().accountIdOf(user), 'task', {
+      includeDeleted: true,
+    });
     const stored = new Map<string, number>();
     try {
       for (let batch = await snapshot.nextBatch(); batch !== null; batch = await snapshot.nextBatch()) {
@@ -137,7 +141,11 @@ describe.each(ENGINES)('listing and sync on %s', (engine) => {
     const { client } = await suite().newClient('Asia/Tokyo');
     const task = await client.createTask({ title: 't' });
     // Midnight of 1970-01-01 in Tokyo is before the epoch; DateTime.MinValue is 0001-01-01.
-    for (const query of ['updated_after=1970-01-01', 'updated_after=0001-01-01', 'updated_after=1900-01-01T00:00:00Z']) {
+    for (const query of [
+      'updated_after=1970-01-01',
+      'updated_after=0001-01-01',
+      'updated_after=1900-01-01T00:00:00Z',
+    ]) {
       expect((await client.listTasks(query)).entries, query).toEqual([task]);
     }
   });
@@ -161,7 +169,9 @@ describe.each(ENGINES)('listing and sync on %s', (engine) => {
     const { client } = await suite().newClient();
     const answers = await Promise.all(
       Array.from({ length: 12 }, (_, index) =>
-        index % 3 === 0 ? client.createProject({ name: `p${index}` }) : client.createTask({ title: `t${index}`, project: `p${index % 3}` }),
+        index % 3 === 0
+          ? client.createProject({ name: `p${index}` })
+          : client.createTask({ title: `t${index}`, project: `p${index % 3}` }),
       ),
     );
     const tasks = await client.listTasks();

@@ -4,7 +4,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ENGINES } from '../support/harness.js';
-import { expectError, expectInvalid, ok, taskList, unescapeAll, wireTask, type Client, type WireTask } from './support/api.js';
+import {
+  expectError,
+  expectInvalid,
+  ok,
+  taskList,
+  unescapeAll,
+  wireTask,
+  type Client,
+  type WireTask,
+} from './support/api.js';
 import { useHarness } from './support/setup.js';
 
 const ID_PATTERN = /^[A-Za-z0-9_\-+/=.]{1,64}$/;
@@ -83,7 +92,11 @@ describe.each(ENGINES)('tasks on %s', (engine) => {
       expect(ok(await client.get(`/v1/tasks/${path}`), wireTask), path).toEqual(task);
     }
     // `+` in a path is a plus, never a space.
-    expectError(await client.get('/v1/tasks/a/b%20c='), { status: 400, retcode: 'E007', retmsg: 'not found: task a/b c=' });
+    expectError(await client.get('/v1/tasks/a/b%20c='), {
+      status: 400,
+      retcode: 'E007',
+      retmsg: 'not found: task a/b c=',
+    });
   });
 
   it('creates with a client-made id, then updates through it', async () => {
@@ -118,7 +131,14 @@ describe.each(ENGINES)('tasks on %s', (engine) => {
 
     const retitled = await client.createTask({ id: task.id, title: 'renamed', tags: ['c'] });
     expect(content(retitled)).toEqual({ ...content(updated), title: 'renamed', tags: ['c'] });
-    const cleared = await client.createTask({ id: task.id, end_at: null, project: null, context: null, notes: null, repeater: null });
+    const cleared = await client.createTask({
+      id: task.id,
+      end_at: null,
+      project: null,
+      context: null,
+      notes: null,
+      repeater: null,
+    });
     expect(content(cleared)).toEqual({
       ...content(retitled),
       end_at: null,
@@ -133,7 +153,14 @@ describe.each(ENGINES)('tasks on %s', (engine) => {
 
   it('takes the whole task posted back: unchanged fields stay, read-only fields are ignored', async () => {
     const { client } = await suite().newClient();
-    const task = await client.createTask({ title: 'whole', notes: 'n', project: 'P', context: '@c', tags: ['t'], start_at: '2026-05-01' });
+    const task = await client.createTask({
+      title: 'whole',
+      notes: 'n',
+      project: 'P',
+      context: '@c',
+      tags: ['t'],
+      start_at: '2026-05-01',
+    });
     const same = await client.createTask(wireTask.parse(unescapeAll(task)));
     expect(content(same)).toEqual(content(task));
     expect(same.rev).toBeGreaterThan(task.rev);
@@ -183,12 +210,20 @@ describe.each(ENGINES)('tasks on %s', (engine) => {
     });
     const next = await client.createTask({ id: task.id, completed: '2026-03-23 10:00:00 +0100' });
     // Same wall-clock time a week later, across the change to summer time.
-    expect(next).toMatchObject({ completed: null, start_at: '2026-03-30 09:00:00 +0200', repeater: 'FREQ=WEEKLY;BYDAY=MO' });
+    expect(next).toMatchObject({
+      completed: null,
+      start_at: '2026-03-30 09:00:00 +0200',
+      repeater: 'FREQ=WEEKLY;BYDAY=MO',
+    });
   });
 
   it('completes a repeating task whose next occurrence is past the last date the service can keep', async () => {
     const { client } = await suite().newClient();
-    const task = await client.createTask({ title: 'daily', start_at: '2255-06-04 12:00:00 +0000', repeater: 'FREQ=DAILY' });
+    const task = await client.createTask({
+      title: 'daily',
+      start_at: '2255-06-04 12:00:00 +0000',
+      repeater: 'FREQ=DAILY',
+    });
     const moved = await client.createTask({ id: task.id, completed: '2026-01-01' });
     expect(moved).toMatchObject({ completed: null, start_at: '2255-06-05 12:00:00 +0000' });
     const done = await client.createTask({ id: task.id, completed: '2026-01-02' });
@@ -243,7 +278,10 @@ describe.each(ENGINES)('tasks on %s', (engine) => {
       expectInvalid(await client.post('/v1/tasks', body), '[2].attribute', JSON.stringify(body));
       expectInvalid(await client.post('/v1/tasks', [{ title: 'new' }, { title: 'x'.repeat(1001) }]), '[1].title');
       expectInvalid(
-        await client.post('/v1/tasks', [{ title: 'a', start_at: '2026-01-02' }, { title: 'b', start_at: '2026-01-02', end_at: '2026-01-01' }]),
+        await client.post('/v1/tasks', [
+          { title: 'a', start_at: '2026-01-02' },
+          { title: 'b', start_at: '2026-01-02', end_at: '2026-01-01' },
+        ]),
         '[1].end_at',
       );
       expectError(await client.post('/v1/tasks', [{ title: 'new' }, { id: 'ghost', if_rev: 3, title: 'x' }]), {

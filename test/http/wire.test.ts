@@ -90,7 +90,10 @@ describe.each(ENGINES)('wire conventions on %s', (engine) => {
       const settings = ok(answer, wireSettings);
       expect(settings.nickname).toBe(SPECIALS_ESCAPED);
       expect(settings.language).toBe('x-&lt;&#39;&amp;&quot;&gt;');
-      expect(await client.settings()).toMatchObject({ nickname: SPECIALS_ESCAPED, language: 'x-&lt;&#39;&amp;&quot;&gt;' });
+      expect(await client.settings()).toMatchObject({
+        nickname: SPECIALS_ESCAPED,
+        language: 'x-&lt;&#39;&amp;&quot;&gt;',
+      });
     });
 
     it('escapes retmsg and reqdata', async () => {
@@ -112,7 +115,10 @@ describe.each(ENGINES)('wire conventions on %s', (engine) => {
         reqdata: `{&quot;title&quot;:&quot;&quot;,&quot;notes&quot;:&quot;${SPECIALS_ESCAPED.replaceAll('&quot;', '\\&quot;')}&quot;}`,
       });
       const unparsable = await client.post('/v1/tasks', `<xml a='1'>&amp;</xml>`, JSON_HEADER);
-      expect(unparsable.json).toMatchObject({ retcode: 'E001', reqdata: '&lt;xml a=&#39;1&#39;&gt;&amp;amp;&lt;/xml&gt;' });
+      expect(unparsable.json).toMatchObject({
+        retcode: 'E001',
+        reqdata: '&lt;xml a=&#39;1&#39;&gt;&amp;amp;&lt;/xml&gt;',
+      });
     });
 
     it('echoes a raw query with its ampersands escaped', async () => {
@@ -150,8 +156,18 @@ describe.each(ENGINES)('wire conventions on %s', (engine) => {
   describe('UTF-8', () => {
     it('returns text byte for byte, written raw rather than as \\u escapes', async () => {
       const { client, user } = await suite().newClient();
-      const created = await client.createTask({ title: UNICODE, notes: UNICODE, tags: ['漢字', '🇯🇵', 'e\u0301'], project: '家 🏠' });
-      expect(created).toMatchObject({ title: UNICODE, notes: UNICODE, tags: ['漢字', '🇯🇵', 'e\u0301'], project: '家 🏠' });
+      const created = await client.createTask({
+        title: UNICODE,
+        notes: UNICODE,
+        tags: ['漢字', '🇯🇵', 'e\u0301'],
+        project: '家 🏠',
+      });
+      expect(created).toMatchObject({
+        title: UNICODE,
+        notes: UNICODE,
+        tags: ['漢字', '🇯🇵', 'e\u0301'],
+        project: '家 🏠',
+      });
 
       for (const url of [`/v1/tasks/${created.id}`, '/v1/tasks', '/v1/projects']) {
         const response = await suite().harness.app.inject({ url, headers: { authorization: `OAuth ${user.token}` } });
@@ -172,7 +188,9 @@ describe.each(ENGINES)('wire conventions on %s', (engine) => {
       const { client } = await suite().newClient();
       const bytes = Buffer.from(JSON.stringify({ title: UNICODE }), 'utf8');
       expect(ok(await client.post('/v1/tasks', bytes, JSON_HEADER), wireTask).title).toBe(UNICODE);
-      expect(ok(await client.post('/v1/tasks', bytes, { 'content-type': 'application/json' }), wireTask).title).toBe(UNICODE);
+      expect(ok(await client.post('/v1/tasks', bytes, { 'content-type': 'application/json' }), wireTask).title).toBe(
+        UNICODE,
+      );
     });
 
     it('counts title length in characters a user sees as code points, not bytes', async () => {
@@ -217,7 +235,9 @@ describe.each(ENGINES)('wire conventions on %s', (engine) => {
   describe('gzip', () => {
     it('compresses a large list when the client accepts gzip; the gunzipped text is the JSON', async () => {
       const { client } = await suite().newClient();
-      await client.postTasks(Array.from({ length: 40 }, (_, index) => ({ title: `task ${index} ${UNICODE}`, notes: SPECIALS })));
+      await client.postTasks(
+        Array.from({ length: 40 }, (_, index) => ({ title: `task ${index} ${UNICODE}`, notes: SPECIALS })),
+      );
       const plain = await client.get('/v1/tasks');
       expect(plain.headers['content-encoding']).toBeUndefined();
       const list = ok(plain, taskList);
@@ -256,9 +276,18 @@ describe.each(ENGINES)('wire conventions on %s', (engine) => {
       const headers = { ...JSON_HEADER, 'content-encoding': 'gzip' };
       const one = ok(await client.post('/v1/tasks', gzipJson({ title: UNICODE, notes: SPECIALS }), headers), wireTask);
       expect(one).toMatchObject({ title: UNICODE, notes: SPECIALS_ESCAPED });
-      const many = ok(await client.post('/v1/tasks', gzipJson([{ title: 'a' }, { title: 'b' }]), headers), entriesOf(wireTask));
+      const many = ok(
+        await client.post('/v1/tasks', gzipJson([{ title: 'a' }, { title: 'b' }]), headers),
+        entriesOf(wireTask),
+      );
       expect(many.entries.map((task: WireTask) => task.title)).toEqual(['a', 'b']);
-      const settings = ok(await client.post('/v1/settings', gzipJson({ nickname: 'zipped' }), { ...JSON_HEADER, 'content-encoding': 'GZIP' }), wireSettings);
+      const settings = ok(
+        await client.post('/v1/settings', gzipJson({ nickname: 'zipped' }), {
+          ...JSON_HEADER,
+          'content-encoding': 'GZIP',
+        }),
+        wireSettings,
+      );
       expect(settings.nickname).toBe('zipped');
       expect((await client.listTasks()).entries.map((task) => task.title)).toEqual([UNICODE, 'a', 'b']);
     });
@@ -281,8 +310,16 @@ describe.each(ENGINES)('wire conventions on %s', (engine) => {
 
     it('echoes the inflated text of a gzip body in an error', async () => {
       const { client } = await suite().newClient();
-      const answer = await client.post('/v1/tasks', gzipJson({ title: '' }), { ...JSON_HEADER, 'content-encoding': 'gzip' });
-      expectError(answer, { status: 400, retcode: 'E004', retmsg: /^invalid parameter: title/, reqdata: '{"title":""}' });
+      const answer = await client.post('/v1/tasks', gzipJson({ title: '' }), {
+        ...JSON_HEADER,
+        'content-encoding': 'gzip',
+      });
+      expectError(answer, {
+        status: 400,
+        retcode: 'E004',
+        retmsg: /^invalid parameter: title/,
+        reqdata: '{"title":""}',
+      });
     });
   });
 });

@@ -17,17 +17,21 @@ describe('crash safety: serve --http on SQLite, killed with SIGKILL under load',
     await cleanUpProcesses();
   });
 
-  it(`keeps every answered write, an intact file and continuing cursors across ${KILLS} kills`, { timeout: 150_000 }, async () => {
-    const seed = runSeed();
-    const figures = await runCrashCycles({ kills: KILLS, seed });
-    const { anomalies, ...counts } = figures;
-    reportFigures('crash safety', { seed, ...counts, anomalies: anomalies.length });
-    expect(anomalies.slice(0, 20), `seed ${seed}`).toEqual([]);
-    expect(figures.kills).toBe(KILLS);
-    expect(figures.integrityChecks).toBe(KILLS);
-    expect(figures.writesChecked).toBe(figures.answeredWrites);
-    // The kills must land on real work, not on idle processes.
-    expect(figures.answeredWrites).toBeGreaterThan(KILLS * 20);
-    expect(figures.unknownOutcomes).toBeGreaterThan(0);
-  });
+  it(
+    `keeps every answered write, an intact file and continuing cursors across ${KILLS} kills`,
+    { timeout: 150_000 },
+    async () => {
+      const seed = runSeed();
+      const figures = await runCrashCycles({ kills: KILLS, seed });
+      const { anomalies, ...counts } = figures;
+      reportFigures('crash safety', { seed, ...counts, anomalies: anomalies.length });
+      expect(anomalies.slice(0, 20), `seed ${seed}`).toEqual([]);
+      expect(figures.kills).toBe(KILLS);
+      expect(figures.integrityChecks).toBe(KILLS);
+      expect(figures.writesChecked).toBe(figures.answeredWrites);
+      // The kills must land on real work, not on idle processes.
+      expect(figures.answeredWrites).toBeGreaterThan(KILLS * 20);
+      expect(figures.unknownOutcomes).toBeGreaterThan(0);
+    },
+  );
 });

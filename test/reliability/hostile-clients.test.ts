@@ -21,8 +21,24 @@ import { memoryOf, startVictim, type VictimReport } from './support/victim.js';
 const FULL = process.env['RELIABILITY_HOSTILE_STRENGTH'] === 'full';
 
 const STRENGTH = FULL
-  ? { largeTasks: 2000, pageLimit: 100, fullListLimit: 130, fullListRounds: 2, completions: 1000, tricklers: 1100, trickleMs: 60_000 }
-  : { largeTasks: Number(process.env['RELIABILITY_HOSTILE_LARGE_TASKS'] ?? 30), pageLimit: 30, fullListLimit: 130, fullListRounds: 1, completions: 300, tricklers: 1100, trickleMs: 6000 };
+  ? {
+      largeTasks: 2000,
+      pageLimit: 100,
+      fullListLimit: 130,
+      fullListRounds: 2,
+      completions: 1000,
+      tricklers: 1100,
+      trickleMs: 60_000,
+    }
+  : {
+      largeTasks: Number(process.env['RELIABILITY_HOSTILE_LARGE_TASKS'] ?? 30),
+      pageLimit: 30,
+      fullListLimit: 130,
+      fullListRounds: 1,
+      completions: 300,
+      tricklers: 1100,
+      trickleMs: 6000,
+    };
 
 /** Notes of 100,000 `&`: 100 KB stored, 500 KB rendered (`&amp;`). */
 const HOSTILE_NOTES = '&'.repeat(100_000);
@@ -68,11 +84,16 @@ function drain(port: number, path: string, token: string): Promise<{ status: num
  * `count` connections each trickling a POST body (no token) a byte every 500 ms; a connection the
  * server closes is opened again, until `durationMs` is over. Resolves with what the server did.
  */
-async function trickleBodies(port: number, count: number, durationMs: number): Promise<{ connections: number; refused503: number }> {
+async function trickleBodies(
+  port: number,
+  count: number,
+  durationMs: number,
+): Promise<{ connections: number; refused503: number }> {
   const until = performance.now() + durationMs;
   let connections = 0;
   let refused503 = 0;
-  const head = 'POST /v1/tasks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{';
+  const head =
+    'POST /v1/tasks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{';
   const one = (): Promise<void> =>
     new Promise((resolve) => {
       connections += 1;
@@ -143,7 +164,11 @@ describe.each(ENGINES)('hostile clients against serve --http on %s', (engine) =>
     const pid = serve.child.pid ?? 0;
     // Peak RSS counted from here (writing 5 to clear_refs resets VmHWM).
     writeFileSync(`/proc/${pid}/clear_refs`, '5');
-    const victim = await startVictim(dataDir, { port: serve.port, token: victimToken, label: `${engine}-${name.replace(/\W+/g, '-')}` });
+    const victim = await startVictim(dataDir, {
+      port: serve.port,
+      token: victimToken,
+      label: `${engine}-${name.replace(/\W+/g, '-')}`,
+    });
     const began = performance.now();
     const figures = await attack();
     const seconds = Math.round((performance.now() - began) / 100) / 10;
@@ -151,7 +176,13 @@ describe.each(ENGINES)('hostile clients against serve --http on %s', (engine) =>
     written.push(...report.written);
     const { peakMb } = memoryOf(pid);
     const { written: writes, ...shown } = report;
-    reportFigures(`${name} (${engine}, ${FULL ? 'full' : 'reduced'})`, { ...figures, seconds, ...shown, writes: writes.length, peakRssMb: peakMb });
+    reportFigures(`${name} (${engine}, ${FULL ? 'full' : 'reduced'})`, {
+      ...figures,
+      seconds,
+      ...shown,
+      writes: writes.length,
+      peakRssMb: peakMb,
+    });
     expect(serve.child.exitCode, 'the server died').toBeNull();
     expect(report.failed).toBe(0);
     expect(report.e503).toBeLessThanOrEqual(Math.ceil(report.reads / 100));
@@ -159,43 +190,61 @@ describe.each(ENGINES)('hostile clients against serve --http on %s', (engine) =>
     expect(peakMb).toBeLessThan(RSS_LIMIT_MB);
   }
 
-  it('large records: paged in four zones and listed whole, six at once', { timeout: FULL ? 1_800_000 : 120_000 }, async () => {
-    const { origin, port } = started();
-    const perPost = 9;
-    for (let first = 0; first < STRENGTH.largeTasks; first += perPost) {
-      const body = Array.from({ length: Math.min(perPost, STRENGTH.largeTasks - first) }, (_unused, index) => ({ title: `large ${first + index}`, notes: HOSTILE_NOTES }));
-      const answer = await persist(origin, { path: '/v1/tasks', headers: oauth(attacker), body });
-      expect(answer.status, answer.text.slice(0, 200)).toBe(200);
-    }
-    await judged('large records', async () => {
-      let pages = 0;
-      let bytes = 0;
-      for (const timezone of ZONES) {
-        const changed = await persist(origin, { path: '/v1/settings', headers: oauth(attacker), body: { timezone } });
-        expect(changed.status).toBe(200);
-        let cursor = 'c1.0';
-        for (let more = true; more; pages += 1) {
-          const page = await persist(origin, { path: `/v1/tasks?cursor=${cursor}&limit=${STRENGTH.pageLimit}`, headers: oauth(attacker), timeoutMs: 120_000 });
-          expect(page.status).toBe(200);
-          bytes += page.text.length;
-          const parsed = JSON.parse(page.text) as { cursor: string; has_more: boolean };
-          cursor = parsed.cursor;
-          more = parsed.has_more;
+  it(
+    'large records: paged in four zones and listed whole, six at once',
+    { timeout: FULL ? 1_800_000 : 120_000 },
+    async () => {
+      const { origin, port } = started();
+      const perPost = 9;
+      for (let first = 0; first < STRENGTH.largeTasks; first += perPost) {
+        const body = Array.from({ length: Math.min(perPost, STRENGTH.largeTasks - first) }, (_unused, index) => ({
+          title: `large ${first + index}`,
+          notes: HOSTILE_NOTES,
+        }));
+        const answer = await persist(origin, { path: '/v1/tasks', headers: oauth(attacker), body });
+        expect(answer.status, answer.text.slice(0, 200)).toBe(200);
+      }
+      await judged('large records', async () => {
+        let pages = 0;
+        let bytes = 0;
+        for (const timezone of ZONES) {
+          const changed = await persist(origin, { path: '/v1/settings', headers: oauth(attacker), body: { timezone } });
+          expect(changed.status).toBe(200);
+          let cursor = 'c1.0';
+          for (let more = true; more; pages += 1) {
+            const page = await persist(origin, {
+              path: `/v1/tasks?cursor=${cursor}&limit=${STRENGTH.pageLimit}`,
+              headers: oauth(attacker),
+              timeoutMs: 120_000,
+            });
+            expect(page.status).toBe(200);
+            bytes += page.text.length;
+            const parsed = JSON.parse(page.text) as { cursor: string; has_more: boolean };
+            cursor = parsed.cursor;
+            more = parsed.has_more;
+          }
         }
-      }
-      for (let round = 0; round < STRENGTH.fullListRounds; round += 1) {
-        const lists = await Promise.all(Array.from({ length: 6 }, () => drain(port, `/v1/tasks?limit=${STRENGTH.fullListLimit}`, attacker)));
-        // Six at once may be too much for the server to take in: a fast E503 is a fair answer.
-        for (const list of lists) expect([200, 503]).toContain(list.status);
-        bytes += lists.reduce((sum, list) => sum + list.bytes, 0);
-      }
-      return { tasks: STRENGTH.largeTasks, pages, mbRead: Math.round(bytes / 1e6) };
-    });
-  });
+        for (let round = 0; round < STRENGTH.fullListRounds; round += 1) {
+          const lists = await Promise.all(
+            Array.from({ length: 6 }, () => drain(port, `/v1/tasks?limit=${STRENGTH.fullListLimit}`, attacker)),
+          );
+          // Six at once may be too much for the server to take in: a fast E503 is a fair answer.
+          for (const list of lists) expect([200, 503]).toContain(list.status);
+          bytes += lists.reduce((sum, list) => sum + list.bytes, 0);
+        }
+        return { tasks: STRENGTH.largeTasks, pages, mbRead: Math.round(bytes / 1e6) };
+      });
+    },
+  );
 
   it('a repeat rule that never matches: one array POST completing many tasks', { timeout: 120_000 }, async () => {
     const { origin } = started();
-    const tasks = Array.from({ length: STRENGTH.completions }, (_unused, index) => ({ id: `never-${index}`, title: `never ${index}`, start_at: '2026-05-01T09:00:00Z', repeater: NEVER_RULE }));
+    const tasks = Array.from({ length: STRENGTH.completions }, (_unused, index) => ({
+      id: `never-${index}`,
+      title: `never ${index}`,
+      start_at: '2026-05-01T09:00:00Z',
+      repeater: NEVER_RULE,
+    }));
     const created = await persist(origin, { path: '/v1/tasks', headers: oauth(attacker), body: tasks });
     expect(created.status, created.text.slice(0, 200)).toBe(200);
     await judged('never-matching repeat', async () => {
@@ -214,13 +263,17 @@ describe.each(ENGINES)('hostile clients against serve --http on %s', (engine) =>
     });
   });
 
-  it('slow bodies: many connections trickling a POST body without a token', { timeout: FULL ? 300_000 : 120_000 }, async () => {
-    const { port } = started();
-    await judged('slow bodies', async () => {
-      const trickled = await trickleBodies(port, STRENGTH.tricklers, STRENGTH.trickleMs);
-      return { tricklers: STRENGTH.tricklers, ...trickled };
-    });
-  });
+  it(
+    'slow bodies: many connections trickling a POST body without a token',
+    { timeout: FULL ? 300_000 : 120_000 },
+    async () => {
+      const { port } = started();
+      await judged('slow bodies', async () => {
+        const trickled = await trickleBodies(port, STRENGTH.tricklers, STRENGTH.trickleMs);
+        return { tricklers: STRENGTH.tricklers, ...trickled };
+      });
+    },
+  );
 
   it('is alive afterwards, and every write answered 200 is there', async () => {
     const { origin } = started();

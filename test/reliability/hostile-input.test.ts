@@ -37,7 +37,10 @@ function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> 
 }
 
 function describeRequest(request: HostileRequest): string {
-  const body = request.body === undefined ? '' : ` body ${request.body.length} bytes: ${request.body.subarray(0, 120).toString('utf8')}`;
+  const body =
+    request.body === undefined
+      ? ''
+      : ` body ${request.body.length} bytes: ${request.body.subarray(0, 120).toString('utf8')}`;
   return `${request.family}: ${request.method} ${request.url.slice(0, 200)} ${JSON.stringify(request.headers)}${body}`;
 }
 
@@ -48,7 +51,8 @@ function problemWith(request: HostileRequest, answer: Answer): string | undefine
   if (answer.status >= 500) return `status ${answer.status}: ${answer.text.slice(0, 300)}`;
   // A HEAD answer has no body by HTTP's rules: its status is what there is to check.
   if (request.method === 'HEAD') return answer.status === 400 ? undefined : `HEAD answered ${answer.status}`;
-  if (answer.headers['content-type'] !== 'application/json; charset=utf-8') return `content type ${String(answer.headers['content-type'])}`;
+  if (answer.headers['content-type'] !== 'application/json; charset=utf-8')
+    return `content type ${String(answer.headers['content-type'])}`;
   if (!request.mustFail && answer.status === 200) {
     return listShape.safeParse(answer.json).success ? undefined : `a 200 that is no list: ${answer.text.slice(0, 300)}`;
   }
@@ -74,7 +78,12 @@ describe.each(ENGINES)('hostile input on %s, in-process', (engine) => {
   const snapshot = async (): Promise<string> => {
     const { harness: h, victim: v } = started();
     const parts: string[] = [];
-    for (const url of ['/v1/tasks?cursor=c1.0', '/v1/projects?cursor=c1.0', '/v1/contexts?cursor=c1.0', '/v1/settings']) {
+    for (const url of [
+      '/v1/tasks?cursor=c1.0',
+      '/v1/projects?cursor=c1.0',
+      '/v1/contexts?cursor=c1.0',
+      '/v1/settings',
+    ]) {
       const answer = await call(h.app, { url, token: v.token });
       expect(answer.status, answer.text).toBe(200);
       parts.push(answer.text);
@@ -86,7 +95,13 @@ describe.each(ENGINES)('hostile input on %s, in-process', (engine) => {
     const { harness: h } = started();
     counts[request.family] = (counts[request.family] ?? 0) + 1;
     return withTimeout(
-      call(h.app, { method: request.method, url: request.url, token, headers: { ...request.headers }, ...(request.body === undefined ? {} : { body: request.body }) }),
+      call(h.app, {
+        method: request.method,
+        url: request.url,
+        token,
+        headers: { ...request.headers },
+        ...(request.body === undefined ? {} : { body: request.body }),
+      }),
       15_000,
       describeRequest(request),
     );
@@ -108,7 +123,11 @@ describe.each(ENGINES)('hostile input on %s, in-process', (engine) => {
     }));
     const created = await call(harness.app, { url: '/v1/tasks', token: victim.token, body: seed });
     expect(created.status, created.text).toBe(200);
-    const gone = await call(harness.app, { url: '/v1/tasks', token: victim.token, body: { id: 'victim-gone', title: 'gone', deleted: new Date().toISOString() } });
+    const gone = await call(harness.app, {
+      url: '/v1/tasks',
+      token: victim.token,
+      body: { id: 'victim-gone', title: 'gone', deleted: new Date().toISOString() },
+    });
     expect(gone.status, gone.text).toBe(200);
     victimIds = [...seed.map((task) => task.id), 'victim-gone'];
     stored = await snapshot();
@@ -117,11 +136,27 @@ describe.each(ENGINES)('hostile input on %s, in-process', (engine) => {
   afterAll(async () => {
     await harness?.close();
     const total = Object.values(counts).reduce((sum, count) => sum + count, 0);
-    reportFigures(`hostile input (${engine}, in-process)`, { cases: total, families: Object.keys(counts).length, anomalies });
+    reportFigures(`hostile input (${engine}, in-process)`, {
+      cases: total,
+      families: Object.keys(counts).length,
+      anomalies,
+    });
   });
 
   const families = (): Record<string, fc.Arbitrary<HostileRequest>> => mustFail(victimIds);
-  const FAMILY_NAMES = ['brokenJson', 'deepJson', 'wrongTypes', 'hugeStrings', 'invalidUtf8', 'protoKeys', 'absurdDates', 'brokenGzip', 'gzipBomb', 'addresses', 'contentTypes'];
+  const FAMILY_NAMES = [
+    'brokenJson',
+    'deepJson',
+    'wrongTypes',
+    'hugeStrings',
+    'invalidUtf8',
+    'protoKeys',
+    'absurdDates',
+    'brokenGzip',
+    'gzipBomb',
+    'addresses',
+    'contentTypes',
+  ];
 
   it.each(FAMILY_NAMES)('refuses %s with a 4xx error body and changes nothing', { timeout: 120_000 }, async (name) => {
     const arbitrary = families()[name];
@@ -141,49 +176,75 @@ describe.each(ENGINES)('hostile input on %s, in-process', (engine) => {
     expect(await snapshot()).toBe(stored);
   });
 
-  it('answers odd query strings with a list or a 4xx error body; unknown, repeated or clashing names always fail', { timeout: 120_000 }, async () => {
-    const { victim: v } = started();
-    await fc.assert(
-      fc.asyncProperty(queries(v.token), async (request) => {
-        const answer = await send(request, v.token);
-        const problem = problemWith(request, answer);
-        if (problem !== undefined) {
-          anomalies += 1;
-          throw new Error(`${problem}\n  for ${describeRequest(request)}`);
-        }
-      }),
-      { numRuns: Math.round(200 * SCALE) },
-    );
-    expect(await snapshot()).toBe(stored);
-  });
+  it(
+    'answers odd query strings with a list or a 4xx error body; unknown, repeated or clashing names always fail',
+    { timeout: 120_000 },
+    async () => {
+      const { victim: v } = started();
+      await fc.assert(
+        fc.asyncProperty(queries(v.token), async (request) => {
+          const answer = await send(request, v.token);
+          const problem = problemWith(request, answer);
+          if (problem !== undefined) {
+            anomalies += 1;
+            throw new Error(`${problem}\n  for ${describeRequest(request)}`);
+          }
+        }),
+        { numRuns: Math.round(200 * SCALE) },
+      );
+      expect(await snapshot()).toBe(stored);
+    },
+  );
 
-  it('takes `__proto__` and `constructor` keys in valid bodies as plain unknown fields: no pollution, no extra fields', { timeout: 120_000 }, async () => {
-    const { harness: h } = started();
-    const other = await h.newUser();
-    const keyed = fc
-      .tuple(fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf'), fc.integer({ min: 0, max: 2 }))
-      .map(([key, shape]): HostileRequest => {
-        const polluting = `{"polluted":"yes","title":"from ${key}","isAdmin":true}`;
-        const texts = [`{"title":"ok","${key}":${polluting}}`, `[{"${key}":${polluting},"title":"ok"}]`, `{"title":"ok","tags":["${key}"],"project":"${key}","context":"${key}"}`];
-        return { family: `${key} keys, valid`, method: 'POST', url: '/v1/tasks', headers: { 'content-type': 'application/json' }, body: Buffer.from(texts[shape] ?? ''), mustFail: false };
-      });
-    await fc.assert(
-      fc.asyncProperty(keyed, async (request) => {
-        const answer = await send(request, other.token);
-        expect(answer.status, answer.text).toBe(200);
-        const json: unknown = answer.json;
-        const tasks = Array.isArray(json) ? json : typeof json === 'object' && json !== null && 'entries' in json ? json.entries : [json];
-        for (const task of z.array(z.unknown()).parse(tasks)) {
-          // Exactly the contract's fields: nothing taken over from the hostile keys.
-          wireTask.parse(task);
-          expect(task).toMatchObject({ title: 'ok' });
-        }
-      }),
-      { numRuns: Math.round(60 * SCALE) },
-    );
-    expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(prototypeBefore);
-    expect(Reflect.get({}, 'polluted')).toBeUndefined();
-    expect(Reflect.get({}, 'isAdmin')).toBeUndefined();
-    expect(await snapshot()).toBe(stored);
-  });
+  it(
+    'takes `__proto__` and `constructor` keys in valid bodies as plain unknown fields: no pollution, no extra fields',
+    { timeout: 120_000 },
+    async () => {
+      const { harness: h } = started();
+      const other = await h.newUser();
+      const keyed = fc
+        .tuple(
+          fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf'),
+          fc.integer({ min: 0, max: 2 }),
+        )
+        .map(([key, shape]): HostileRequest => {
+          const polluting = `{"polluted":"yes","title":"from ${key}","isAdmin":true}`;
+          const texts = [
+            `{"title":"ok","${key}":${polluting}}`,
+            `[{"${key}":${polluting},"title":"ok"}]`,
+            `{"title":"ok","tags":["${key}"],"project":"${key}","context":"${key}"}`,
+          ];
+          return {
+            family: `${key} keys, valid`,
+            method: 'POST',
+            url: '/v1/tasks',
+            headers: { 'content-type': 'application/json' },
+            body: Buffer.from(texts[shape] ?? ''),
+            mustFail: false,
+          };
+        });
+      await fc.assert(
+        fc.asyncProperty(keyed, async (request) => {
+          const answer = await send(request, other.token);
+          expect(answer.status, answer.text).toBe(200);
+          const json: unknown = answer.json;
+          const tasks = Array.isArray(json)
+            ? json
+            : typeof json === 'object' && json !== null && 'entries' in json
+              ? json.entries
+              : [json];
+          for (const task of z.array(z.unknown()).parse(tasks)) {
+            // Exactly the contract's fields: nothing taken over from the hostile keys.
+            wireTask.parse(task);
+            expect(task).toMatchObject({ title: 'ok' });
+          }
+        }),
+        { numRuns: Math.round(60 * SCALE) },
+      );
+      expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(prototypeBefore);
+      expect(Reflect.get({}, 'polluted')).toBeUndefined();
+      expect(Reflect.get({}, 'isAdmin')).toBeUndefined();
+      expect(await snapshot()).toBe(stored);
+    },
+  );
 });

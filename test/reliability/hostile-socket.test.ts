@@ -46,8 +46,10 @@ async function snapshot(): Promise<string> {
 /** What is wrong with an answer to a malformed request: it must be a 4xx error body with nosniff. */
 function problemWith(answer: RawAnswer): string | undefined {
   if (answer.headers['x-powered-by'] !== undefined) return 'an X-Powered-By header';
-  if (answer.headers['x-content-type-options'] !== 'nosniff') return `no nosniff on a ${answer.status}: ${answer.body.slice(0, 200)}`;
-  if (answer.headers['content-type'] !== 'application/json; charset=utf-8') return `content type ${String(answer.headers['content-type'])}`;
+  if (answer.headers['x-content-type-options'] !== 'nosniff')
+    return `no nosniff on a ${answer.status}: ${answer.body.slice(0, 200)}`;
+  if (answer.headers['content-type'] !== 'application/json; charset=utf-8')
+    return `content type ${String(answer.headers['content-type'])}`;
   const checked = checkErrorAnswer(answer.status, answer.body);
   return /^E\d{3}$/.test(checked) ? undefined : checked;
 }
@@ -56,7 +58,8 @@ function problemsOf(exchange: RawExchange, what: string): string[] {
   // An interim answer (100 Continue to an Expect header) comes before the real one.
   const problems = exchange.answers
     .filter((answer) => answer.status >= 200)
-    .map(problemWith).filter((problem): problem is string => problem !== undefined);
+    .map(problemWith)
+    .filter((problem): problem is string => problem !== undefined);
   if (exchange.rest !== '') problems.push(`bytes that are no answer: ${JSON.stringify(exchange.rest.slice(0, 200))}`);
   if (!exchange.closed && exchange.answers.length === 0) problems.push('no answer and not closed: a hang');
   anomalies += problems.length;
@@ -89,7 +92,11 @@ describe('hostile input over real sockets: serve --http', () => {
     token = await newAccount({ dataDir }, 'victim');
     server = await startServe({ dataDir, http: true });
     log = watchLog(server);
-    const seed = Array.from({ length: 10 }, (_unused, index) => ({ id: `v${index}`, title: `victim ${index}`, project: index % 2 === 0 ? 'Home' : null }));
+    const seed = Array.from({ length: 10 }, (_unused, index) => ({
+      id: `v${index}`,
+      title: `victim ${index}`,
+      project: index % 2 === 0 ? 'Home' : null,
+    }));
     bodyOf(await request(server.origin, { path: '/v1/tasks', headers: oauth(token), body: seed }), taskArraySchema);
     stored = await snapshot();
   }, 60_000);
@@ -104,35 +111,50 @@ describe('hostile input over real sockets: serve --http', () => {
     cases += 1;
     const exchange = await rawExchange(started().port, Buffer.from(text, 'latin1'));
     // Pipelined after a good request, the garbage may cut the good one's answer off: both are fine.
-    const refusals = { ...exchange, answers: exchange.answers.filter((answer) => answer.status !== 200 || name !== 'garbage after a good request') };
+    const refusals = {
+      ...exchange,
+      answers: exchange.answers.filter((answer) => answer.status !== 200 || name !== 'garbage after a good request'),
+    };
     expect(problemsOf(refusals, name)).toEqual([]);
   });
 
-  it('answers random malformed requests with a 4xx error body or a close, never a hang', { timeout: 120_000 }, async () => {
-    const word = fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 12 });
-    const line = fc.tuple(
-      fc.oneof(fc.constantFrom('GET', 'POST', 'PUT', 'get', 'G ET', ''), word),
-      fc.oneof(fc.constantFrom('/v1/tasks', '/healthz', '*', 'http://x/v1/tasks', '/v1/tasks?limit=%zz', ''), word.map((text) => `/${text}`)),
-      fc.oneof(fc.constantFrom('HTTP/1.1', 'HTTP/1.0', 'HTTP/2', 'HTTP/1.1 extra', ''), word),
-    );
-    const header = fc.tuple(fc.oneof(fc.constantFrom('Host', 'Content-Type', 'Authorization', 'Transfer-Encoding'), word), fc.string({ unit: 'binary', maxLength: 40 }));
-    const raw = fc.tuple(line, fc.array(header, { maxLength: 5 })).map(([[method, path, version], headers]) => {
-      const head = [`${method} ${path} ${version}`, ...headers.map(([name, value]) => `${name}: ${value}`)].join(CRLF);
-      return Buffer.from(`${head}${CRLF}${CRLF}`, 'latin1');
-    });
-    await fc.assert(
-      fc.asyncProperty(raw, async (bytes) => {
-        cases += 1;
-        const exchange = await rawExchange(started().port, bytes, { waitMs: 3000 });
-        // A random request may be a valid one (GET /healthz): only the refusals are checked.
-        const refusals = { ...exchange, answers: exchange.answers.filter((answer) => answer.status !== 200) };
-        const problems = problemsOf(refusals, JSON.stringify(bytes.toString('latin1')));
-        for (const answer of exchange.answers) if (answer.status >= 500) problems.push(`status ${answer.status}`);
-        if (problems.length > 0) throw new Error(problems.join('\n'));
-      }),
-      { numRuns: 80 },
-    );
-  });
+  it(
+    'answers random malformed requests with a 4xx error body or a close, never a hang',
+    { timeout: 120_000 },
+    async () => {
+      const word = fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 12 });
+      const line = fc.tuple(
+        fc.oneof(fc.constantFrom('GET', 'POST', 'PUT', 'get', 'G ET', ''), word),
+        fc.oneof(
+          fc.constantFrom('/v1/tasks', '/healthz', '*', 'http://x/v1/tasks', '/v1/tasks?limit=%zz', ''),
+          word.map((text) => `/${text}`),
+        ),
+        fc.oneof(fc.constantFrom('HTTP/1.1', 'HTTP/1.0', 'HTTP/2', 'HTTP/1.1 extra', ''), word),
+      );
+      const header = fc.tuple(
+        fc.oneof(fc.constantFrom('Host', 'Content-Type', 'Authorization', 'Transfer-Encoding'), word),
+        fc.string({ unit: 'binary', maxLength: 40 }),
+      );
+      const raw = fc.tuple(line, fc.array(header, { maxLength: 5 })).map(([[method, path, version], headers]) => {
+        const head = [`${method} ${path} ${version}`, ...headers.map(([name, value]) => `${name}: ${value}`)].join(
+          CRLF,
+        );
+        return Buffer.from(`${head}${CRLF}${CRLF}`, 'latin1');
+      });
+      await fc.assert(
+        fc.asyncProperty(raw, async (bytes) => {
+          cases += 1;
+          const exchange = await rawExchange(started().port, bytes, { waitMs: 3000 });
+          // A random request may be a valid one (GET /healthz): only the refusals are checked.
+          const refusals = { ...exchange, answers: exchange.answers.filter((answer) => answer.status !== 200) };
+          const problems = problemsOf(refusals, JSON.stringify(bytes.toString('latin1')));
+          for (const answer of exchange.answers) if (answer.status >= 500) problems.push(`status ${answer.status}`);
+          if (problems.length > 0) throw new Error(problems.join('\n'));
+        }),
+        { numRuns: 80 },
+      );
+    },
+  );
 
   // A body over 1 MiB is refused on its Content-Length (MALFORMED above): sending it whole would
   // only race the server's close against the client's write (a reset may swallow the answer).
@@ -142,7 +164,12 @@ describe('hostile input over real sockets: serve --http', () => {
     const bodies: readonly (readonly [string, Buffer, Record<string, string>, string])[] = [
       ['gzip bomb', gzipSync(Buffer.from(`{"title":"b","notes":"${'n'.repeat(4 * 1024 * 1024)}"}`)), gzip, 'E006'],
       ['deep JSON', Buffer.from('['.repeat(300_000) + ']'.repeat(300_000)), json, 'E004'],
-      ['invalid UTF-8', Buffer.concat([Buffer.from('{"title":"'), Buffer.from([0xc0, 0x80]), Buffer.from('"}')]), json, 'E001'],
+      [
+        'invalid UTF-8',
+        Buffer.concat([Buffer.from('{"title":"'), Buffer.from([0xc0, 0x80]), Buffer.from('"}')]),
+        json,
+        'E001',
+      ],
       ['broken gzip', gzipSync(Buffer.from('{"title":"x"}')).subarray(0, 12), gzip, 'E001'],
     ];
     for (const [name, body, headers, retcode] of bodies) {
@@ -165,32 +192,46 @@ describe('hostile input over real sockets: serve --http', () => {
     // Checked with the log at the end: no "unexpected error" for any of them.
   });
 
-  it(`cuts off ${LORISES} slow-loris clients after the headers time-out, serving others meanwhile`, { timeout: 60_000 }, async () => {
-    const { port, origin } = started();
-    const head = Buffer.from(`GET /v1/tasks HTTP/1.1${CRLF}Host: x${CRLF}Authorization: OAuth ${token}${CRLF}`, 'latin1');
-    const drip = Array.from({ length: 40 }, (_unused, index) => Buffer.from(`X-Drip-${index}: y${CRLF}`, 'latin1'));
-    const lorises = Array.from({ length: LORISES }, () => rawExchange(port, head, { parts: [head, ...drip], gapMs: 500, waitMs: 45_000 }));
-    // Meanwhile the service answers everyone else at once.
-    let slowest = 0;
-    for (let index = 0; index < 20; index += 1) {
-      const before = performance.now();
-      const answer = await request(origin, { path: '/v1/tasks', headers: oauth(token) });
-      slowest = Math.max(slowest, performance.now() - before);
-      expect(answer.status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    expect(slowest).toBeLessThan(1000);
-    const exchanges = await Promise.all(lorises);
-    cases += LORISES;
-    const times = exchanges.map((exchange) => Math.round(exchange.ms));
-    reportFigures('slow loris', { lorises: LORISES, cutAfterMsMin: Math.min(...times), cutAfterMsMax: Math.max(...times), othersSlowestMs: Math.round(slowest) });
-    for (const exchange of exchanges) {
-      expect(exchange.closed).toBe(true);
-      expect(exchange.ms).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS - 500);
-      expect(exchange.ms).toBeLessThan(HEADERS_TIMEOUT_MS + 3000);
-      expect(problemsOf(exchange, 'slow loris')).toEqual([]);
-    }
-  });
+  it(
+    `cuts off ${LORISES} slow-loris clients after the headers time-out, serving others meanwhile`,
+    { timeout: 60_000 },
+    async () => {
+      const { port, origin } = started();
+      const head = Buffer.from(
+        `GET /v1/tasks HTTP/1.1${CRLF}Host: x${CRLF}Authorization: OAuth ${token}${CRLF}`,
+        'latin1',
+      );
+      const drip = Array.from({ length: 40 }, (_unused, index) => Buffer.from(`X-Drip-${index}: y${CRLF}`, 'latin1'));
+      const lorises = Array.from({ length: LORISES }, () =>
+        rawExchange(port, head, { parts: [head, ...drip], gapMs: 500, waitMs: 45_000 }),
+      );
+      // Meanwhile the service answers everyone else at once.
+      let slowest = 0;
+      for (let index = 0; index < 20; index += 1) {
+        const before = performance.now();
+        const answer = await request(origin, { path: '/v1/tasks', headers: oauth(token) });
+        slowest = Math.max(slowest, performance.now() - before);
+        expect(answer.status).toBe(200);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(slowest).toBeLessThan(1000);
+      const exchanges = await Promise.all(lorises);
+      cases += LORISES;
+      const times = exchanges.map((exchange) => Math.round(exchange.ms));
+      reportFigures('slow loris', {
+        lorises: LORISES,
+        cutAfterMsMin: Math.min(...times),
+        cutAfterMsMax: Math.max(...times),
+        othersSlowestMs: Math.round(slowest),
+      });
+      for (const exchange of exchanges) {
+        expect(exchange.closed).toBe(true);
+        expect(exchange.ms).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS - 500);
+        expect(exchange.ms).toBeLessThan(HEADERS_TIMEOUT_MS + 3000);
+        expect(problemsOf(exchange, 'slow loris')).toEqual([]);
+      }
+    },
+  );
 
   it('is still alive and healthy, logged no unexpected error, and the victim data did not change', async () => {
     const serve = started();
@@ -203,10 +244,26 @@ describe('hostile input over real sockets: serve --http', () => {
 });
 
 /** A POST with a raw body (the e2e client sends strings only). */
-async function postRaw(serve: ServeProcess, body: Buffer, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string>; text: string }> {
-  const head = [`POST /v1/tasks HTTP/1.1`, 'Host: x', `Authorization: OAuth ${token}`, `Content-Length: ${body.length}`, 'Connection: close', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)].join(CRLF);
-  const exchange = await rawExchange(serve.port, Buffer.concat([Buffer.from(`${head}${CRLF}${CRLF}`, 'latin1'), body]), { waitMs: 10_000 });
+async function postRaw(
+  serve: ServeProcess,
+  body: Buffer,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: Record<string, string>; text: string }> {
+  const head = [
+    `POST /v1/tasks HTTP/1.1`,
+    'Host: x',
+    `Authorization: OAuth ${token}`,
+    `Content-Length: ${body.length}`,
+    'Connection: close',
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ].join(CRLF);
+  const exchange = await rawExchange(
+    serve.port,
+    Buffer.concat([Buffer.from(`${head}${CRLF}${CRLF}`, 'latin1'), body]),
+    { waitMs: 10_000 },
+  );
   const answer = exchange.answers[0];
-  if (answer === undefined) throw new Error(`no answer (closed: ${String(exchange.closed)}, rest ${exchange.rest.slice(0, 100)})`);
+  if (answer === undefined)
+    throw new Error(`no answer (closed: ${String(exchange.closed)}, rest ${exchange.rest.slice(0, 100)})`);
   return { status: answer.status, headers: { ...answer.headers }, text: answer.body };
 }

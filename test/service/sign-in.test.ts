@@ -53,7 +53,10 @@ describe('sign-in service', () => {
     const first = await signIn.signIn('alice', PASSWORD, '10.0.0.4');
     const account = await store.findAccount('alice');
     if (!first.ok || account === undefined) throw new Error('sign-in failed');
-    expect(await signIn.changePassword(account, 'wrong', 'a new passphrase')).toEqual({ ok: false, message: 'the current password is wrong' });
+    expect(await signIn.changePassword(account, 'wrong', 'a new passphrase')).toEqual({
+      ok: false,
+      message: 'the current password is wrong',
+    });
     expect(await signIn.changePassword(account, PASSWORD, 'short')).toMatchObject({ ok: false });
     expect(await signIn.accountOf(first.sessionId)).toBeDefined();
 

@@ -13,7 +13,10 @@ function unique(prefix: string): string {
 
 /** A 64-hex "hash" of a made-up secret. */
 function fakeHash(): string {
-  return unique('').replace(/[^0-9a-f]/g, '0').padEnd(64, 'a').slice(0, 64);
+  return unique('')
+    .replace(/[^0-9a-f]/g, '0')
+    .padEnd(64, 'a')
+    .slice(0, 64);
 }
 
 const now = (): number => microsFromMillis(Date.now());
@@ -22,7 +25,10 @@ const now = (): number => microsFromMillis(Date.now());
  * The AuthStore contract, checked through the Store interface on every engine. One store serves
  * the whole suite (each test makes its own accounts and clients), so the suite stays quick.
  */
-export function authStoreSuite(name: string, open: () => Promise<{ store: Store; cleanup: () => Promise<void> }>): void {
+export function authStoreSuite(
+  name: string,
+  open: () => Promise<{ store: Store; cleanup: () => Promise<void> }>,
+): void {
   describe(`${name} auth store`, () => {
     let store: Store;
     let cleanup: () => Promise<void>;
@@ -105,10 +111,22 @@ export function authStoreSuite(name: string, open: () => Promise<{ store: Store;
       expect((await store.auth.listClients()).map((c) => c.id)).toContain(clientId);
       const [token, refresh, cliToken] = [fakeHash(), fakeHash(), fakeHash()];
       await store.auth.insertIssuedToken(
-        { hash: token, accountId: account.id, scope: 'write', name: 'Vim plugin', expiresAt: null, clientId, grantId: 'g1' + clientId },
+        {
+          hash: token,
+          accountId: account.id,
+          scope: 'write',
+          name: 'Vim plugin',
+          expiresAt: null,
+          clientId,
+          grantId: 'g1' + clientId,
+        },
         now(),
       );
-      await store.auth.insertRefreshToken(refresh, { accountId: account.id, clientId, scope: 'write', grantId: 'g1' + clientId }, now());
+      await store.auth.insertRefreshToken(
+        refresh,
+        { accountId: account.id, clientId, scope: 'write', grantId: 'g1' + clientId },
+        now(),
+      );
       await store.insertToken({ hash: cliToken, accountId: account.id, scope: 'read', name: 'cli', expiresAt: null });
       await store.auth.saveConsent(account.id, clientId, 'write', now());
 
@@ -144,7 +162,10 @@ export function authStoreSuite(name: string, open: () => Promise<{ store: Store;
         expiresAt: now() + 60_000_000,
       };
       await store.auth.insertCode(code);
-      const [first, second] = await Promise.all([store.auth.takeCode(code.hash, now()), store.auth.takeCode(code.hash, now())]);
+      const [first, second] = await Promise.all([
+        store.auth.takeCode(code.hash, now()),
+        store.auth.takeCode(code.hash, now()),
+      ]);
       expect(first?.code).toEqual(code);
       expect([first?.usedBefore, second?.usedBefore].sort()).toEqual([false, true]);
       expect(await store.auth.takeCode(fakeHash(), now())).toBeUndefined();
@@ -162,9 +183,18 @@ export function authStoreSuite(name: string, open: () => Promise<{ store: Store;
         now(),
       );
       await store.auth.insertRefreshToken(refresh, { accountId: account.id, clientId, scope: 'read', grantId }, now());
-      expect(await store.auth.findRefreshToken(refresh)).toEqual({ accountId: account.id, clientId, scope: 'read', grantId, revoked: false });
+      expect(await store.auth.findRefreshToken(refresh)).toEqual({
+        accountId: account.id,
+        clientId,
+        scope: 'read',
+        grantId,
+        revoked: false,
+      });
       expect(await store.auth.findIssuedToken(access)).toEqual({ clientId, grantId });
-      const spent = await Promise.all([store.auth.spendRefreshToken(refresh, now()), store.auth.spendRefreshToken(refresh, now())]);
+      const spent = await Promise.all([
+        store.auth.spendRefreshToken(refresh, now()),
+        store.auth.spendRefreshToken(refresh, now()),
+      ]);
       expect(spent.sort()).toEqual([false, true]);
 
       const next = fakeHash();
@@ -181,7 +211,10 @@ export function authStoreSuite(name: string, open: () => Promise<{ store: Store;
       await store.insertToken({ hash: a, accountId: account.id, scope: 'write', name: 'laptop', expiresAt: null });
       await store.insertToken({ hash: b, accountId: account.id, scope: 'read', name: 'phone', expiresAt: 42 });
       await store.insertToken({ hash: c, accountId: other.id, scope: 'read', name: 'phone', expiresAt: null });
-      await store.auth.touchTokens([{ hash: a, at: 777 }, { hash: fakeHash(), at: 1 }]);
+      await store.auth.touchTokens([
+        { hash: a, at: 777 },
+        { hash: fakeHash(), at: 1 },
+      ]);
       await store.auth.touchTokens([{ hash: a, at: 500 }]); // an older use does not move it back
       await store.auth.touchTokens([]);
 
@@ -213,7 +246,15 @@ export function authStoreSuite(name: string, open: () => Promise<{ store: Store;
       const clientId = await newClient();
       const token = fakeHash();
       await store.auth.insertIssuedToken(
-        { hash: token, accountId: account.id, scope: 'write', name: 'app', expiresAt: null, clientId, grantId: unique('g') },
+        {
+          hash: token,
+          accountId: account.id,
+          scope: 'write',
+          name: 'app',
+          expiresAt: null,
+          clientId,
+          grantId: unique('g'),
+        },
         now(),
       );
       await store.auth.saveConsent(account.id, clientId, 'write', now());

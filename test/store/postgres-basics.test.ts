@@ -3,7 +3,14 @@ import { DomainError } from '../../src/domain/errors.js';
 import type { PostgresStore } from '../../src/store/postgres/store.js';
 import { LIST_BATCH_SIZE } from '../../src/store/limits.js';
 import { UsernameTakenError } from '../../src/domain/errors.js';
-import { contextDraft, openTestPostgresStore, projectDraft, readAll, taskDraft, type OpenedPostgresStore } from './postgres-fixture.js';
+import {
+  contextDraft,
+  openTestPostgresStore,
+  projectDraft,
+  readAll,
+  taskDraft,
+  type OpenedPostgresStore,
+} from './postgres-fixture.js';
 
 /*
  * The PostgreSQL store's own checks of the Store contract, beside the shared suite: mostly the
@@ -37,9 +44,9 @@ describe('accounts and tokens', () => {
     expect(await store.findAccount('alice')).toEqual(created);
     expect(await store.getAccount(created.id)).toEqual(created);
     expect(await store.findAccount('nobody')).toBeUndefined();
-    await expect(store.createAccount({ username: 'alice', passwordHash: null, timezone: 'UTC' })).rejects.toBeInstanceOf(
-      UsernameTakenError,
-    );
+    await expect(
+      store.createAccount({ username: 'alice', passwordHash: null, timezone: 'UTC' }),
+    ).rejects.toBeInstanceOf(UsernameTakenError);
   });
 
   it('disables and changes settings', async () => {
@@ -79,7 +86,9 @@ describe('writes', () => {
     expect(second?.rev).toBe(2);
     expect(second?.tags).toEqual(['a', 'ü 🎉']);
     expect(second?.updated).toBeGreaterThan(first?.updated ?? Number.POSITIVE_INFINITY);
-    const updated = await store.write(accountId, (tx) => tx.put('task', taskDraft('t1', { title: 'renamed', deleted: 5 })));
+    const updated = await store.write(accountId, (tx) =>
+      tx.put('task', taskDraft('t1', { title: 'renamed', deleted: 5 })),
+    );
     expect(updated).toMatchObject({ rev: 3, title: 'renamed', created: first?.created, deleted: 5 });
     expect(await store.get(accountId, 'task', 't1')).toEqual(updated);
   });

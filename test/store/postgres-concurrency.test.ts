@@ -49,7 +49,9 @@ describe('migrations', () => {
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {
-      const recorded = await client.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+      const recorded = await client.query<{ version: number }>(
+        'SELECT version FROM schema_migrations ORDER BY version',
+      );
       expect(recorded.rows.map((row) => row.version)).toEqual(MIGRATIONS.map((migration) => migration.version));
     } finally {
       await client.end();

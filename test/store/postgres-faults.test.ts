@@ -159,7 +159,13 @@ describe('an overloaded server', () => {
     const database = await migratedDatabase();
     const store = storeAt(database.url);
     const account = await store.createAccount({ username: 'plain', passwordHash: null, timezone: 'UTC' });
-    const failing = store.insertToken({ hash: 'h', accountId: account.id + 1, scope: 'read', name: '', expiresAt: null });
+    const failing = store.insertToken({
+      hash: 'h',
+      accountId: account.id + 1,
+      scope: 'read',
+      name: '',
+      expiresAt: null,
+    });
     await expect(failing).rejects.not.toBeInstanceOf(StoreUnavailableError);
     await expect(failing).rejects.toThrow(/foreign key/);
   });

@@ -51,7 +51,9 @@ describe('sqlite group commit', () => {
           }),
         ),
       );
-      const row = observer.prepare('SELECT count(*) AS n, max(rev) AS head FROM tasks WHERE account_id = ?').get(account.id);
+      const row = observer
+        .prepare('SELECT count(*) AS n, max(rev) AS head FROM tasks WHERE account_id = ?')
+        .get(account.id);
       expect(row).toEqual({ n: 20, head: Math.max(...revs) });
     } finally {
       observer.close();
@@ -63,7 +65,10 @@ describe('sqlite group commit', () => {
     const two = await store.createAccount({ username: 'two', passwordHash: null, timezone: 'UTC' });
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, index) =>
-        store.write(index % 2 === 0 ? one.id : two.id, async (tx) => (await tx.put('task', taskDraft(`x${index}`))).rev),
+        store.write(
+          index % 2 === 0 ? one.id : two.id,
+          async (tx) => (await tx.put('task', taskDraft(`x${index}`))).rev,
+        ),
       ),
     );
     expect(results.filter((_, index) => index % 2 === 0)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);

@@ -107,7 +107,12 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
         });
         expect(changed.updated).toBeGreaterThan(before?.updated ?? Number.POSITIVE_INFINITY);
         const again = await store.updateSettings(id, { timezone: 'America/New_York', language: 'zh' });
-        expect(again).toMatchObject({ nickname: '小明 🐉', weekStart: 0, timezone: 'America/New_York', language: 'zh' });
+        expect(again).toMatchObject({
+          nickname: '小明 🐉',
+          weekStart: 0,
+          timezone: 'America/New_York',
+          language: 'zh',
+        });
         expect(again.updated).toBeGreaterThan(changed.updated);
         expect(again.created).toBe(before?.created);
         expect(await store.getAccount(id)).toEqual(again);
@@ -123,7 +128,11 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
         expect(grant).toEqual({ account: await store.getAccount(id), scope: 'read', expiresAt, revoked: false });
 
         await store.insertToken({ hash: 'cd'.repeat(32), accountId: id, scope: 'write', name: '', expiresAt: null });
-        expect(await store.findToken('cd'.repeat(32))).toMatchObject({ scope: 'write', expiresAt: null, revoked: false });
+        expect(await store.findToken('cd'.repeat(32))).toMatchObject({
+          scope: 'write',
+          expiresAt: null,
+          revoked: false,
+        });
 
         expect(await store.revokeToken(hash)).toBe(true);
         expect((await store.findToken(hash))?.revoked).toBe(true);
@@ -237,8 +246,18 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
           await t.put('project', project),
           await t.put('context', context),
         ]);
-        expect(savedProject).toEqual({ ...project, created: savedProject?.updated, updated: savedProject?.updated, rev: 1 });
-        expect(savedContext).toEqual({ ...context, created: savedContext?.updated, updated: savedContext?.updated, rev: 2 });
+        expect(savedProject).toEqual({
+          ...project,
+          created: savedProject?.updated,
+          updated: savedProject?.updated,
+          rev: 1,
+        });
+        expect(savedContext).toEqual({
+          ...context,
+          created: savedContext?.updated,
+          updated: savedContext?.updated,
+          rev: 2,
+        });
         expect(await store.get(accountId, 'project', 'p-1')).toEqual(savedProject);
         expect(await store.get(accountId, 'context', 'c-1')).toEqual(savedContext);
         expect(await store.get(accountId, 'project', 'c-1')).toBeUndefined();
@@ -284,17 +303,25 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
       it('keeps `created` on update and moves `updated` and `rev`', async () => {
         const accountId = await newAccountId();
         const first = await store.write(accountId, (t) => t.put('task', taskDraft('t', { title: 'one' })));
-        const second = await store.write(accountId, (t) => t.put('task', taskDraft('t', { title: 'two', priority: 2 })));
+        const second = await store.write(accountId, (t) =>
+          t.put('task', taskDraft('t', { title: 'two', priority: 2 })),
+        );
         expect(second.created).toBe(first.created);
         expect(second.updated).toBeGreaterThan(first.updated);
         expect(second.rev).toBe(first.rev + 1);
-        expect(await store.get(accountId, 'task', 't')).toMatchObject({ title: 'two', priority: 2, created: first.created });
+        expect(await store.get(accountId, 'task', 't')).toMatchObject({
+          title: 'two',
+          priority: 2,
+          created: first.created,
+        });
 
         const project = await store.write(accountId, (t) => t.put('project', projectDraft('p', { name: 'A' })));
         const renamed = await store.write(accountId, (t) => t.put('project', projectDraft('p', { name: 'B' })));
         expect(renamed).toMatchObject({ name: 'B', created: project.created, rev: project.rev + 1 });
         const context = await store.write(accountId, (t) => t.put('context', contextDraft('c', { name: 'A' })));
-        const deleted = await store.write(accountId, (t) => t.put('context', contextDraft('c', { deleted: nowMicros() })));
+        const deleted = await store.write(accountId, (t) =>
+          t.put('context', contextDraft('c', { deleted: nowMicros() })),
+        );
         expect(deleted.created).toBe(context.created);
         expect(deleted.deleted).not.toBeNull();
       });
@@ -474,13 +501,15 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
           await w.put('context', contextDraft('c1')),
           await w.put('project', projectDraft('p2')),
         ]);
-        const p1Deleted = await store.write(accountId, (w) => w.put('project', projectDraft('p1', { deleted: nowMicros() })));
+        const p1Deleted = await store.write(accountId, (w) =>
+          w.put('project', projectDraft('p1', { deleted: nowMicros() })),
+        );
         expect((await listAll(accountId, 'project')).records).toEqual([p2]);
         expect((await listAll(accountId, 'project', { includeDeleted: true })).records).toEqual([p2, p1Deleted]);
         expect((await listAll(accountId, 'context')).records).toEqual([c1]);
-        expect((await listAll(accountId, 'project', { includeDeleted: true, afterRev: p2?.rev ?? 0 })).records).toEqual([
-          p1Deleted,
-        ]);
+        expect((await listAll(accountId, 'project', { includeDeleted: true, afterRev: p2?.rev ?? 0 })).records).toEqual(
+          [p1Deleted],
+        );
         expect(p1?.rev).toBe(1);
         expect((await listAll(accountId, 'context')).headRev).toBe(4);
       });
@@ -721,8 +750,12 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
           await w.put('project', projectDraft('p1', { name: 'Garden' }));
           await w.put('context', contextDraft('c1', { name: '@car' }));
         });
-        await expect(store.write(accountId, (w) => w.put('project', projectDraft('p2', { name: 'Garden' })))).rejects.toThrow();
-        await expect(store.write(accountId, (w) => w.put('context', contextDraft('c2', { name: '@car' })))).rejects.toThrow();
+        await expect(
+          store.write(accountId, (w) => w.put('project', projectDraft('p2', { name: 'Garden' }))),
+        ).rejects.toThrow();
+        await expect(
+          store.write(accountId, (w) => w.put('context', contextDraft('c2', { name: '@car' }))),
+        ).rejects.toThrow();
         expect(await store.get(accountId, 'project', 'p2')).toBeUndefined();
         expect((await listAll(accountId, 'project')).headRev).toBe(2);
 
@@ -735,9 +768,13 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
         expect(reused.rev).toBe(6);
         // Renaming onto a free name and back works; a rename onto a taken name does not.
         await store.write(accountId, (w) => w.put('project', projectDraft('p3', { name: 'Other' })));
-        await expect(store.write(accountId, (w) => w.put('project', projectDraft('p3', { name: 'Garden' })))).rejects.toThrow();
+        await expect(
+          store.write(accountId, (w) => w.put('project', projectDraft('p3', { name: 'Garden' }))),
+        ).rejects.toThrow();
         // A deleted record may share its name with live ones.
-        await store.write(accountId, (w) => w.put('project', projectDraft('p1', { name: 'Other', deleted: nowMicros() })));
+        await store.write(accountId, (w) =>
+          w.put('project', projectDraft('p1', { name: 'Other', deleted: nowMicros() })),
+        );
       });
 
       it('finds the live tasks of a project or context', async () => {
@@ -755,7 +792,10 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
             gone: await w.put('task', taskDraft('gone', { project: work, context: phone, deleted: nowMicros() })),
             paint: await w.put('task', taskDraft('paint', { project: home, context: phone })),
             loose: await w.put('task', taskDraft('loose')),
-            done: await w.put('task', taskDraft('done', { project: work, completed: nowMicros(), trashed: nowMicros() })),
+            done: await w.put(
+              'task',
+              taskDraft('done', { project: work, completed: nowMicros(), trashed: nowMicros() }),
+            ),
           };
         });
         await tx(store, accountId, async (w) => {
@@ -808,7 +848,11 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
         const opened = await open({ clock: () => instant });
         try {
           await opened.store.migrate();
-          const account = await opened.store.createAccount({ username: 'clocked', passwordHash: null, timezone: 'UTC' });
+          const account = await opened.store.createAccount({
+            username: 'clocked',
+            passwordHash: null,
+            timezone: 'UTC',
+          });
           const [first, second] = await opened.store.write(account.id, async (w) => [
             await w.put('task', taskDraft('a')),
             await w.put('task', taskDraft('b')),

@@ -36,7 +36,10 @@ let userCounter = 0;
 /** What a test may set of the app besides its store: its log, its limits. */
 export type AppOptions = Partial<Pick<AppDeps, 'log' | 'loadLimits' | 'bodyWaitLimits' | 'maxConnectionsPerAddress'>>;
 
-export async function startHarness(engine: Engine, options: { maintenance?: boolean; app?: AppOptions } = {}): Promise<Harness> {
+export async function startHarness(
+  engine: Engine,
+  options: { maintenance?: boolean; app?: AppOptions } = {},
+): Promise<Harness> {
   let store: Store;
   let dispose: () => Promise<void>;
   if (engine === 'sqlite') {
@@ -117,8 +120,24 @@ export async function call(
   }
   Object.assign(headers, request.headers);
   const method = request.method ?? (payload === undefined ? 'GET' : 'POST');
-  const response = await app.inject({ method, url: request.url, headers, ...(payload === undefined ? {} : { payload }) });
+  const response = await app.inject({
+    method,
+    url: request.url,
+    headers,
+    ...(payload === undefined ? {} : { payload }),
+  });
   // Every answer of the suite must be one the OpenAPI document describes.
-  checkAgainstDocument({ method, url: request.url, status: response.statusCode, headers: response.headers, body: response.rawPayload });
-  return { status: response.statusCode, headers: response.headers, text: response.body, json: parsedOrUndefined(response.body) };
+  checkAgainstDocument({
+    method,
+    url: request.url,
+    status: response.statusCode,
+    headers: response.headers,
+    body: response.rawPayload,
+  });
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    text: response.body,
+    json: parsedOrUndefined(response.body),
+  };
 }

@@ -30,7 +30,9 @@ function localRefs(value: unknown): unknown {
   return Object.fromEntries(
     Object.entries(value).map(([key, inner]) => [
       key,
-      key === '$ref' && typeof inner === 'string' ? inner.replace('#/components/schemas/', `${COMPONENTS_ID}#/$defs/`) : localRefs(inner),
+      key === '$ref' && typeof inner === 'string'
+        ? inner.replace('#/components/schemas/', `${COMPONENTS_ID}#/$defs/`)
+        : localRefs(inner),
     ]),
   );
 }
@@ -47,7 +49,6 @@ interface Checker {
   readonly errorBody: ValidateFunction;
 }
 
-
 function buildChecker(): Checker {
   const document = openApiDocument();
   const ajv = new Ajv2020({ strict: true, allErrors: true });
@@ -62,7 +63,8 @@ function buildChecker(): Checker {
       const responses = new Map<string, Map<string, ValidateFunction>>();
       for (const [status, response] of Object.entries(recordAt(operation, 'responses'))) {
         const media = new Map<string, ValidateFunction>();
-        for (const [type, content] of Object.entries(recordAt(response, 'content'))) media.set(type, compile(recordAt(content, 'schema')));
+        for (const [type, content] of Object.entries(recordAt(response, 'content')))
+          media.set(type, compile(recordAt(content, 'schema')));
         responses.set(status, media);
       }
       operations.push({ template, method: method.toUpperCase(), responses });
@@ -88,8 +90,12 @@ function matches(template: string, path: string): boolean {
 export function documentedOperation(method: string, path: string): DocumentedOperation | undefined {
   const exact = checker.operations.find((operation) => operation.method === method && operation.template === path);
   if (exact !== undefined) return exact;
-  const listing = checker.operations.find((operation) => operation.method === method && `${operation.template}/` === path);
-  return listing ?? checker.operations.find((operation) => operation.method === method && matches(operation.template, path));
+  const listing = checker.operations.find(
+    (operation) => operation.method === method && `${operation.template}/` === path,
+  );
+  return (
+    listing ?? checker.operations.find((operation) => operation.method === method && matches(operation.template, path))
+  );
 }
 
 export interface ReceivedAnswer {
@@ -109,11 +115,15 @@ export function checkAgainstDocument(answer: ReceivedAnswer): void {
   const where = `${answer.method} ${answer.url} → ${answer.status}`;
   // HTTP gives a HEAD answer no body; the server answers HEAD as an unknown address (E002).
   if (answer.method === 'HEAD') {
-    if (answer.body.length !== 0 || answer.status !== 400) throw new Error(`${where}: a HEAD answer other than an empty 400`);
+    if (answer.body.length !== 0 || answer.status !== 400)
+      throw new Error(`${where}: a HEAD answer other than an empty 400`);
     return;
   }
   const path = answer.url.split('?')[0] ?? '';
-  const mediaType = String(answer.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+  const mediaType =
+    String(answer.headers['content-type'] ?? '')
+      .split(';')[0]
+      ?.trim() ?? '';
   const raw = answer.headers['content-encoding'] === 'gzip' ? gunzipSync(answer.body) : answer.body;
   const text = raw.toString('utf8');
   let body: unknown = text;
@@ -126,12 +136,19 @@ export function checkAgainstDocument(answer: ReceivedAnswer): void {
   }
   const operation = documentedOperation(answer.method, path);
   if (operation === undefined) {
-    if (!checker.errorBody(body)) throw new Error(`${where}: not the common error body: ${describeErrors(checker.errorBody)} ${text.slice(0, 500)}`);
+    if (!checker.errorBody(body))
+      throw new Error(
+        `${where}: not the common error body: ${describeErrors(checker.errorBody)} ${text.slice(0, 500)}`,
+      );
     return;
   }
   const media = operation.responses.get(String(answer.status));
-  if (media === undefined) throw new Error(`${where}: the document gives no ${answer.status} answer for ${operation.method} ${operation.template}`);
+  if (media === undefined)
+    throw new Error(
+      `${where}: the document gives no ${answer.status} answer for ${operation.method} ${operation.template}`,
+    );
   const validate = media.get(mediaType);
   if (validate === undefined) throw new Error(`${where}: the document gives no ${mediaType} body for ${answer.status}`);
-  if (!validate(body)) throw new Error(`${where}: the body differs from the document: ${describeErrors(validate)}\n${text.slice(0, 500)}`);
+  if (!validate(body))
+    throw new Error(`${where}: the body differs from the document: ${describeErrors(validate)}\n${text.slice(0, 500)}`);
 }

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanUpProcesses, E2E_TEST_TIMEOUT_MS } from '../e2e/support/processes.js';
-import { eventually, getTasks, newUser, openApp, postTask, startWebFixture, type WebFixture } from './support/browser.js';
+import {
+  eventually,
+  getTasks,
+  newUser,
+  openApp,
+  postTask,
+  startWebFixture,
+  type WebFixture,
+} from './support/browser.js';
 
 const HOSTILE = '<img src=x onerror=alert(1)> & "quotes"';
 
@@ -24,7 +32,10 @@ describe('the web app in Chromium against a real serve', { timeout: E2E_TEST_TIM
     await field.fill('Call Bob ~waiting');
     await field.press('Enter');
     await page.getByRole('link', { name: /Scheduled/ }).click();
-    await page.getByRole('list', { name: 'Scheduled' }).getByRole('checkbox', { name: 'Complete Read "#1 book ^today"' }).waitFor();
+    await page
+      .getByRole('list', { name: 'Scheduled' })
+      .getByRole('checkbox', { name: 'Complete Read "#1 book ^today"' })
+      .waitFor();
     await page.getByRole('link', { name: /Waiting/ }).click();
     await page.getByRole('list', { name: 'Waiting' }).getByRole('checkbox', { name: 'Complete Call Bob' }).waitFor();
     await eventually(async () => {
@@ -66,7 +77,12 @@ describe('the web app in Chromium against a real serve', { timeout: E2E_TEST_TIM
 
   it('completes and reopens a task, and a repeating task moves to its next day', async () => {
     const token = await newUser(fixture);
-    await postTask(fixture, token, { title: 'Water plants', start_at: '2026-01-05', all_day: true, repeater: 'FREQ=DAILY' });
+    await postTask(fixture, token, {
+      title: 'Water plants',
+      start_at: '2026-01-05',
+      all_day: true,
+      repeater: 'FREQ=DAILY',
+    });
     await postTask(fixture, token, { title: 'Buy milk' });
     const { page, context, problems } = await openApp(fixture, token);
     await page.getByRole('checkbox', { name: 'Complete Buy milk' }).click();
@@ -83,7 +99,9 @@ describe('the web app in Chromium against a real serve', { timeout: E2E_TEST_TIM
       const stored = (await getTasks(fixture, token)).find((task) => task.title === 'Water plants');
       expect(stored).toMatchObject({ completed: null, start_at: '2026-01-06 00:00:00 +0000' });
     });
-    const row = page.getByRole('listitem').filter({ has: page.getByRole('checkbox', { name: 'Complete Water plants' }) });
+    const row = page
+      .getByRole('listitem')
+      .filter({ has: page.getByRole('checkbox', { name: 'Complete Water plants' }) });
     await eventually(async () => expect(await row.textContent()).toContain('2026-01-06'));
     expect(await page.getByRole('checkbox', { name: 'Complete Water plants' }).isChecked()).toBe(false);
     expect(problems).toEqual([]);
@@ -104,7 +122,12 @@ describe('the web app in Chromium against a real serve', { timeout: E2E_TEST_TIM
     await details.getByLabel('Repeat').selectOption('weekly');
     await eventually(async () => {
       const [stored] = await getTasks(fixture, token);
-      expect(stored).toMatchObject({ title: 'Plan the trip', tags: ['travel', 'summer'], attribute: 'next', repeater: 'FREQ=WEEKLY' });
+      expect(stored).toMatchObject({
+        title: 'Plan the trip',
+        tags: ['travel', 'summer'],
+        attribute: 'next',
+        repeater: 'FREQ=WEEKLY',
+      });
     });
     // The app stops hearing of changes; another client renames the task meanwhile.
     await page.route('**/v1/tasks?*', (route) => route.abort());
@@ -152,7 +175,10 @@ describe('the web app in Chromium against a real serve', { timeout: E2E_TEST_TIM
     await page.getByRole('link', { name: /^Trash/ }).click();
     await page.getByRole('list', { name: 'Trash' }).getByRole('checkbox', { name: 'Complete Pay rent' }).waitFor();
     await details.getByRole('button', { name: 'Restore' }).click();
-    await page.getByRole('list', { name: 'Trash' }).getByRole('checkbox', { name: 'Complete Pay rent' }).waitFor({ state: 'detached' });
+    await page
+      .getByRole('list', { name: 'Trash' })
+      .getByRole('checkbox', { name: 'Complete Pay rent' })
+      .waitFor({ state: 'detached' });
     await details.getByRole('button', { name: 'Delete' }).click();
     await details.waitFor({ state: 'detached' });
     await eventually(async () => expect(await getTasks(fixture, token)).toEqual([]));
@@ -199,7 +225,9 @@ describe('the web app in Chromium against a real serve', { timeout: E2E_TEST_TIM
     expect(expired).toBe(true);
     expect(fullListings.length).toBeGreaterThan(0);
     await page.getByRole('checkbox', { name: 'Complete Mine' }).waitFor();
-    await eventually(async () => expect((await getTasks(fixture, token)).map((task) => task.title)).toEqual(['Before', 'After', 'Mine']));
+    await eventually(async () =>
+      expect((await getTasks(fixture, token)).map((task) => task.title)).toEqual(['Before', 'After', 'Mine']),
+    );
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from '../e2e/support/http.js';
-import { cleanUpProcesses, E2E_TEST_TIMEOUT_MS, makeTempDir, startServe, type ServeProcess } from '../e2e/support/processes.js';
+import {
+  cleanUpProcesses,
+  E2E_TEST_TIMEOUT_MS,
+  makeTempDir,
+  startServe,
+  type ServeProcess,
+} from '../e2e/support/processes.js';
 import { expectError } from '../e2e/support/wire.js';
 
 /** The gzip of the JavaScript sent to a browser may not pass this (WEB.md section 4). */
@@ -47,7 +53,14 @@ describe('the web app as the server serves it', { timeout: E2E_TEST_TIMEOUT_MS }
   });
 
   it('still answers E002 for every path it does not serve', async () => {
-    for (const path of ['/index.html', '/assets/missing.js', '/assets/', '/login-nope', '/v2/tasks', '/assets/../package.json']) {
+    for (const path of [
+      '/index.html',
+      '/assets/missing.js',
+      '/assets/',
+      '/login-nope',
+      '/v2/tasks',
+      '/assets/../package.json',
+    ]) {
       expectError(await request(server.origin, { path }), 400, 'E002');
     }
     expectError(await request(server.origin, { path: '/', method: 'POST', body: {} }), 400, 'E002');

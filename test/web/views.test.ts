@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanUpProcesses, E2E_TEST_TIMEOUT_MS, runCli } from '../e2e/support/processes.js';
-import { eventually, getTasks, newUser, openApp, postTask, startWebFixture, TOKEN_STORAGE_KEY, type WebFixture } from './support/browser.js';
+import {
+  eventually,
+  getTasks,
+  newUser,
+  openApp,
+  postTask,
+  startWebFixture,
+  TOKEN_STORAGE_KEY,
+  type WebFixture,
+} from './support/browser.js';
 
 describe('the web app: views, search, keyboard, settings, sign-out', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
   let fixture: WebFixture;
@@ -16,7 +25,13 @@ describe('the web app: views, search, keyboard, settings, sign-out', { timeout: 
     const token = await newUser(fixture);
     await postTask(fixture, token, { title: 'Sort mail' });
     await postTask(fixture, token, { title: 'Call plumber', attribute: 'next', context: '@phone', project: 'House' });
-    await postTask(fixture, token, { title: 'Fix gutter', attribute: 'next', context: '@home', project: 'House', tags: ['roof'] });
+    await postTask(fixture, token, {
+      title: 'Fix gutter',
+      attribute: 'next',
+      context: '@home',
+      project: 'House',
+      tags: ['roof'],
+    });
     await postTask(fixture, token, { title: 'Learn cello', attribute: 'noplan' });
     await postTask(fixture, token, { title: 'Parcel from Ann', attribute: 'waiting' });
     const { page, context, problems } = await openApp(fixture, token);
@@ -34,7 +49,10 @@ describe('the web app: views, search, keyboard, settings, sign-out', { timeout: 
     await nav.getByRole('link', { name: /^Someday/ }).click();
     await page.getByRole('list', { name: 'Someday' }).getByRole('checkbox', { name: 'Complete Learn cello' }).waitFor();
     await nav.getByRole('link', { name: /^Waiting/ }).click();
-    await page.getByRole('list', { name: 'Waiting' }).getByRole('checkbox', { name: 'Complete Parcel from Ann' }).waitFor();
+    await page
+      .getByRole('list', { name: 'Waiting' })
+      .getByRole('checkbox', { name: 'Complete Parcel from Ann' })
+      .waitFor();
     await nav.getByRole('link', { name: 'House' }).click();
     const house = page.getByRole('list', { name: 'House' });
     await house.getByRole('checkbox', { name: 'Complete Fix gutter' }).waitFor();

@@ -4,7 +4,22 @@ import { fromProblem, renderErrorBody, RETCODES, statusOf, WireError } from '../
 
 describe('the retcode catalogue', () => {
   it('lists each code of the contract once', () => {
-    expect([...RETCODES]).toEqual(['E001', 'E002', 'E003', 'E004', 'E005', 'E006', 'E007', 'E008', 'E009', 'E401', 'E403', 'E500', 'E502', 'E503']);
+    expect([...RETCODES]).toEqual([
+      'E001',
+      'E002',
+      'E003',
+      'E004',
+      'E005',
+      'E006',
+      'E007',
+      'E008',
+      'E009',
+      'E401',
+      'E403',
+      'E500',
+      'E502',
+      'E503',
+    ]);
     expect(new Set(RETCODES).size).toBe(RETCODES.length);
   });
 
@@ -50,7 +65,9 @@ describe('WireError', () => {
   });
 
   it('names the entry of an array request for invalid parameters only', () => {
-    expect(WireError.invalidParameter('title', 'required').atIndex(3).retmsg).toBe('invalid parameter: [3].title (required)');
+    expect(WireError.invalidParameter('title', 'required').atIndex(3).retmsg).toBe(
+      'invalid parameter: [3].title (required)',
+    );
     expect(WireError.invalidParameter('title').atIndex(0).retmsg).toBe('invalid parameter: [0].title');
     const notFound = WireError.notFound('task', 'x');
     expect(notFound.atIndex(2)).toBe(notFound);
@@ -59,7 +76,9 @@ describe('WireError', () => {
 
 describe('fromProblem', () => {
   it('maps each kind of problem to its code', () => {
-    expect(fromProblem(invalid('end_at', 'before start_at').problem).retmsg).toBe('invalid parameter: end_at (before start_at)');
+    expect(fromProblem(invalid('end_at', 'before start_at').problem).retmsg).toBe(
+      'invalid parameter: end_at (before start_at)',
+    );
     expect(fromProblem({ kind: 'invalid', field: 'title' }).retmsg).toBe('invalid parameter: title');
     const notFound = fromProblem({ kind: 'not_found', record: 'context', id: 'c9' });
     expect([notFound.retcode, notFound.retmsg]).toEqual(['E007', 'not found: context c9']);
@@ -91,13 +110,22 @@ describe('renderErrorBody', () => {
 
   it('shows the raw query of a GET', () => {
     const body = renderErrorBody('E003', 'parameter is not supported: sort', 'sort=asc&limit=5');
-    expect(JSON.parse(body)).toEqual({ retcode: 'E003', retmsg: 'parameter is not supported: sort', reqdata: 'sort=asc&amp;limit=5' });
+    expect(JSON.parse(body)).toEqual({
+      retcode: 'E003',
+      retmsg: 'parameter is not supported: sort',
+      reqdata: 'sort=asc&amp;limit=5',
+    });
   });
 
   it('cuts reqdata at 64 KiB before escaping', () => {
     const reqdataOf = (raw: string): string => {
       const parsed: unknown = JSON.parse(renderErrorBody('E006', 'request body too large', raw));
-      if (typeof parsed !== 'object' || parsed === null || !('reqdata' in parsed) || typeof parsed.reqdata !== 'string') {
+      if (
+        typeof parsed !== 'object' ||
+        parsed === null ||
+        !('reqdata' in parsed) ||
+        typeof parsed.reqdata !== 'string'
+      ) {
         throw new Error('no reqdata');
       }
       return parsed.reqdata;

@@ -113,7 +113,9 @@ describe('renderTask', () => {
   it('concatenates into a valid list', () => {
     const list = `{"entries":[${renderTask(fullTask, 'UTC')},${renderTask(fullTask, 'Asia/Kolkata')}]}`;
     const parsed: unknown = JSON.parse(list);
-    expect(parsed).toMatchObject({ entries: [{ created: '2026-01-01 00:00:00 +0000' }, { created: '2026-01-01 05:30:00 +0530' }] });
+    expect(parsed).toMatchObject({
+      entries: [{ created: '2026-01-01 00:00:00 +0000' }, { created: '2026-01-01 05:30:00 +0530' }],
+    });
   });
 });
 
@@ -142,7 +144,14 @@ describe('renderProject and renderContext', () => {
       rev: 7,
     });
 
-    const context: Context = { id: 'c1', name: '@home', deleted: utc(2026, 7, 1), created: utc(2026, 1, 1), updated: utc(2026, 7, 1), rev: 8 };
+    const context: Context = {
+      id: 'c1',
+      name: '@home',
+      deleted: utc(2026, 7, 1),
+      created: utc(2026, 1, 1),
+      updated: utc(2026, 7, 1),
+      rev: 8,
+    };
     const contextText = renderContext(context, 'America/New_York');
     expect(keysOf(contextText)).toEqual(['id', 'name', 'deleted', 'created', 'updated', 'rev']);
     expect(JSON.parse(contextText)).toEqual({
@@ -171,7 +180,16 @@ describe('renderSettings', () => {
     };
     const text = renderSettings(account, utc(2026, 1, 20));
     expect(keysOf(text)).toEqual([
-      'id', 'username', 'account', 'nickname', 'timezone', 'user_timezone', 'language', 'week_start', 'created', 'updated',
+      'id',
+      'username',
+      'account',
+      'nickname',
+      'timezone',
+      'user_timezone',
+      'language',
+      'week_start',
+      'created',
+      'updated',
     ]);
     expect(JSON.parse(text)).toEqual({
       id: '17',
@@ -185,6 +203,8 @@ describe('renderSettings', () => {
       created: '2026-01-15 08:30:00 -0330',
       updated: '2026-07-15 09:30:00 -0230',
     });
-    expect(JSON.parse(renderSettings(account, utc(2026, 7, 20)))).toMatchObject({ user_timezone: '(GMT-02:30) America/St_Johns' });
+    expect(JSON.parse(renderSettings(account, utc(2026, 7, 20)))).toMatchObject({
+      user_timezone: '(GMT-02:30) America/St_Johns',
+    });
   });
 });

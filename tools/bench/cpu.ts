@@ -21,7 +21,10 @@ async function processTicks(pid: number | 'self'): Promise<{ own: number; childr
   try {
     const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces) in parentheses: state is field 3.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+    const fields = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
     const [utime = 0, stime = 0, cutime = 0, cstime = 0] = fields.slice(11, 15);
     return { own: utime + stime, children: cutime + cstime };
   } catch {

@@ -11,12 +11,66 @@ import { Random } from './random.js';
  */
 
 const WORDS = [
-  'call', 'email', 'buy', 'fix', 'review', 'plan', 'book', 'pay', 'clean', 'write', 'read', 'send',
-  'order', 'check', 'update', 'prepare', 'milk', 'eggs', 'bread', 'invoice', 'report', 'slides',
-  'dentist', 'garage', 'flights', 'hotel', 'taxes', 'insurance', 'bike', 'garden', 'kitchen',
-  'meeting', 'budget', 'notes', 'draft', 'contract', 'birthday', 'gift', 'tickets', 'passport',
-  'library', 'laundry', 'plants', 'backup', 'laptop', 'printer', 'school', 'forms', 'rent', 'café',
-  'Müller', 'naïve', '東京', 'Zürich', 'Q&A', '<draft>', "Bob's", 'résumé', 'smörgåsbord', '🎉',
+  'call',
+  'email',
+  'buy',
+  'fix',
+  'review',
+  'plan',
+  'book',
+  'pay',
+  'clean',
+  'write',
+  'read',
+  'send',
+  'order',
+  'check',
+  'update',
+  'prepare',
+  'milk',
+  'eggs',
+  'bread',
+  'invoice',
+  'report',
+  'slides',
+  'dentist',
+  'garage',
+  'flights',
+  'hotel',
+  'taxes',
+  'insurance',
+  'bike',
+  'garden',
+  'kitchen',
+  'meeting',
+  'budget',
+  'notes',
+  'draft',
+  'contract',
+  'birthday',
+  'gift',
+  'tickets',
+  'passport',
+  'library',
+  'laundry',
+  'plants',
+  'backup',
+  'laptop',
+  'printer',
+  'school',
+  'forms',
+  'rent',
+  'café',
+  'Müller',
+  'naïve',
+  '東京',
+  'Zürich',
+  'Q&A',
+  '<draft>',
+  "Bob's",
+  'résumé',
+  'smörgåsbord',
+  '🎉',
 ] as const;
 
 const TAGS = ['home', 'work', 'errand', 'call', 'email', 'urgent', 'later', 'reading', 'family', 'money'] as const;
@@ -71,10 +125,12 @@ export class AccountDataset {
   task(): TaskDraft {
     const random = this.#random;
     const scheduled = random.chance(0.4);
-    const startAt = scheduled ? BASE_TIME + random.below(365) * MICROS_PER_DAY + (7 + random.below(13)) * MICROS_PER_HOUR : null;
+    const startAt = scheduled
+      ? BASE_TIME + random.below(365) * MICROS_PER_DAY + (7 + random.below(13)) * MICROS_PER_HOUR
+      : null;
     const endAt = startAt !== null && random.chance(0.5) ? startAt + (1 + random.below(3)) * MICROS_PER_HOUR : null;
     const tags: string[] = [];
-    for (let count = random.below(4); tags.length < count; ) {
+    for (let count = random.below(4); tags.length < count;) {
       const tag = random.pick(TAGS);
       if (!tags.includes(tag)) tags.push(tag);
     }

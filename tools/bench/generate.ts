@@ -50,7 +50,9 @@ export async function generate(store: Store, shape: StoreShape, options: Generat
     if (written - reported < taskCount / 20 && written !== taskCount) return;
     reported = written;
     const seconds = (Date.now() - started) / 1000;
-    progress(`${options.label}: ${written.toLocaleString('en')} / ${taskCount.toLocaleString('en')} tasks (${Math.round(written / seconds).toLocaleString('en')}/s)`);
+    progress(
+      `${options.label}: ${written.toLocaleString('en')} / ${taskCount.toLocaleString('en')} tasks (${Math.round(written / seconds).toLocaleString('en')}/s)`,
+    );
   };
 
   const fillAccount = async (index: number): Promise<void> => {

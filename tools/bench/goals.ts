@@ -34,7 +34,12 @@ function versusLimitGoal(results: RunResults, key: ServiceScenario, goal: string
   const target = `≥ ${minimum} × limit`;
   if (result === undefined) return { goal, target, measured: NOT_MEASURED, met: undefined };
   const value = limitRatio(result);
-  return { goal, target, measured: `${ratio(value)} × limit${disturbed(result.ours, result.limit)}`, met: value >= minimum };
+  return {
+    goal,
+    target,
+    measured: `${ratio(value)} × limit${disturbed(result.ours, result.limit)}`,
+    met: value >= minimum,
+  };
 }
 
 function versusRadicaleGoal(
@@ -84,7 +89,12 @@ export function evaluateGoals(results: RunResults): GoalResult[] {
   const full = results.fullList;
   const memory = { goal: 'F. peak RSS listing the big account', target: '≤ 250 MB' };
   if (full === undefined) goals.push({ ...memory, measured: NOT_MEASURED, met: undefined });
-  else goals.push({ ...memory, measured: megabytes(full.peakRssBytes) + disturbed(full), met: full.peakRssBytes <= 250e6 });
+  else
+    goals.push({
+      ...memory,
+      measured: megabytes(full.peakRssBytes) + disturbed(full),
+      met: full.peakRssBytes <= 250e6,
+    });
 
   goals.push(
     versusRadicaleGoal(

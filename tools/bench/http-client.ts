@@ -60,7 +60,9 @@ export function headerOf(answer: Answer, name: string): string | undefined {
 export async function sendOk(port: number, spec: RequestSpec): Promise<Answer> {
   const answer = await send(port, spec);
   if (answer.status < 200 || answer.status > 299) {
-    throw new Error(`${spec.method} ${spec.path} answered ${answer.status}: ${answer.body.toString('utf8').slice(0, 500)}`);
+    throw new Error(
+      `${spec.method} ${spec.path} answered ${answer.status}: ${answer.body.toString('utf8').slice(0, 500)}`,
+    );
   }
   return answer;
 }

@@ -15,7 +15,10 @@ function text(value: string): string {
 
 /** A UTC DATE-TIME value: 20260101T090000Z. */
 function utc(us: Micros): string {
-  return new Date(Math.floor(us / 1000)).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return new Date(Math.floor(us / 1000))
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 }
 
 /** Folds a content line at 75 octets (continuation lines start with a space), never inside a character. */

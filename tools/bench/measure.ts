@@ -26,7 +26,6 @@ export interface Measured {
 /** Above this, a measurement is marked as disturbed by other work on the machine. */
 export const DISTURBED_CORES = 0.25;
 
-
 export interface MeasureContext {
   readonly tool: LoadTool;
   readonly settings: LoadSettings;
@@ -45,7 +44,7 @@ let quietWaited = 0;
  * middle of someone else's build or benchmark.
  */
 export async function awaitQuiet(server: Server): Promise<void> {
-  for (let waited = 0; waited < QUIET_WAIT_SECONDS.each && quietWaited < QUIET_WAIT_SECONDS.run; ) {
+  for (let waited = 0; waited < QUIET_WAIT_SECONDS.each && quietWaited < QUIET_WAIT_SECONDS.run;) {
     const others = await OtherLoad.start(server.child.pid, server.companion);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const cores = await others.stop();
@@ -82,7 +81,9 @@ export async function measure(
   const failed = load.socketErrors + load.badStatus;
   const notes = [
     ...(failed > 0 ? [`${load.badStatus} bad status and ${load.socketErrors} socket errors`] : []),
-    ...(otherCores > DISTURBED_CORES ? [`warning: other processes kept ${otherCores.toFixed(2)} cores busy meanwhile`] : []),
+    ...(otherCores > DISTURBED_CORES
+      ? [`warning: other processes kept ${otherCores.toFixed(2)} cores busy meanwhile`]
+      : []),
   ];
   progress(
     `  ${server.name}: ${Math.round(load.requestsPerSecond).toLocaleString('en')} req/s, ` +

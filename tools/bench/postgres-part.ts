@@ -35,7 +35,11 @@ export async function runPostgresPart(
     }
     await analyze(database.url);
     progress(`PostgreSQL store generated in ${manifest.generateSeconds.toFixed(1)} s`);
-    const server = await startTaskService('task-service-postgres', { engine: 'postgres', url: database.url, dataDir: workDir }, workDir);
+    const server = await startTaskService(
+      'task-service-postgres',
+      { engine: 'postgres', url: database.url, dataDir: workDir },
+      workDir,
+    );
     try {
       const results = await runServiceScenarios(context, server, manifest, scenarios, 'PostgreSQL');
       return { engine: 'postgres', shape: POSTGRES_SHAPE, manifest, generatedThisRun: true, scenarios: results };

@@ -3,7 +3,9 @@ import pg from 'pg';
 
 /** The server the bench makes its database on; any database of it serves to connect first. */
 export const BENCH_POSTGRES_BASE_URL =
-  process.env['BENCH_DATABASE_URL'] ?? process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  process.env['BENCH_DATABASE_URL'] ??
+  process.env['TEST_DATABASE_URL'] ??
+  'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** Database names are identifiers, not parameters: only this shape is ever created or dropped. */
 const BENCH_DATABASE_NAME = /^task_service_bench_[0-9a-f]{16}$/;

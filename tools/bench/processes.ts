@@ -21,7 +21,13 @@ const running = new Set<Child>();
  * Starts a process with stdout and stderr going to a log file (cheaper than a pipe the bench
  * would have to drain while it measures, and readable after a failure).
  */
-export function startChild(name: string, command: string, args: readonly string[], logFile: string, env?: NodeJS.ProcessEnv): Child {
+export function startChild(
+  name: string,
+  command: string,
+  args: readonly string[],
+  logFile: string,
+  env?: NodeJS.ProcessEnv,
+): Child {
   const fd = openSync(logFile, 'a');
   let child: ChildProcess;
   try {
@@ -81,7 +87,10 @@ export function freePort(): Promise<number> {
 }
 
 /** Runs a command to its end and answers its output; for version queries and the like. */
-export function runCommand(command: string, args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCommand(
+  command: string,
+  args: readonly string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';

@@ -103,14 +103,20 @@ function putTask(href: string, body: string, createOnly: boolean): RequestSpec {
   return {
     method: 'PUT',
     path: href,
-    headers: { ...HEADERS, 'content-type': 'text/calendar; charset=utf-8', ...(createOnly ? { 'if-none-match': '*' } : {}) },
+    headers: {
+      ...HEADERS,
+      'content-type': 'text/calendar; charset=utf-8',
+      ...(createOnly ? { 'if-none-match': '*' } : {}),
+    },
     body,
   };
 }
 
 function expectStatus(answer: Answer, status: number, what: string): void {
   if (answer.status !== status) {
-    throw new Error(`Radicale ${what}: expected ${status}, got ${answer.status}: ${answer.body.toString('utf8').slice(0, 300)}`);
+    throw new Error(
+      `Radicale ${what}: expected ${status}, got ${answer.status}: ${answer.body.toString('utf8').slice(0, 300)}`,
+    );
   }
 }
 
@@ -121,7 +127,9 @@ function syncTokenOf(answer: Answer): string {
 }
 
 function hrefsOf(answer: Answer): string[] {
-  return [...answer.body.toString('utf8').matchAll(/<href>([^<]+)<\/href>/g)].flatMap((match) => (match[1] === undefined ? [] : [match[1]]));
+  return [...answer.body.toString('utf8').matchAll(/<href>([^<]+)<\/href>/g)].flatMap((match) =>
+    match[1] === undefined ? [] : [match[1]],
+  );
 }
 
 /** The task a client creates, as the CalDAV peer stores it (the same fields as the task service's C). */
@@ -159,7 +167,12 @@ export interface RadicaleScenarios {
 export async function prepareRadicale(server: Server, accountIndex: number, tasks: number): Promise<RadicaleScenarios> {
   const { port } = server;
   for (const collection of [SYNC_COLLECTION, CREATE_COLLECTION]) {
-    const made = await send(port, { method: 'MKCALENDAR', path: collection, headers: { ...HEADERS, 'content-type': 'application/xml' }, body: MKCALENDAR_BODY });
+    const made = await send(port, {
+      method: 'MKCALENDAR',
+      path: collection,
+      headers: { ...HEADERS, 'content-type': 'application/xml' },
+      body: MKCALENDAR_BODY,
+    });
     expectStatus(made, 201, `MKCALENDAR ${collection}`);
   }
 

@@ -40,11 +40,11 @@ function setupNotes(info: RunInfo, results: RunResults): string[] {
     `Load: ${versions.loadTool}, ${settings.threads} threads, ${settings.connections} connections, ` +
       `${settings.warmupSeconds} s of warm-up (not counted), then ${settings.seconds} s measured; the same for every ` +
       'server. Every server runs in a process of its own on loopback, the load tool in another, all on this one machine. ' +
-      'Requests/s counts completed requests over the measured seconds; p50 and p99 are the load tool\'s latency percentiles.',
+      "Requests/s counts completed requests over the measured seconds; p50 and p99 are the load tool's latency percentiles.",
     'Peak RSS: the high-water mark (VmHWM) of the server process over the measured stretch (reset through ' +
       '/proc/<pid>/clear_refs before it; VmRSS is sampled meanwhile as a fallback). MB = 10^6 bytes.',
-    'Disturbance: during each measured stretch the bench also takes the machine\'s busy CPU time (/proc/stat) less ' +
-      'that of the server (with PostgreSQL\'s backends for G), the load tool and itself; a row where other processes ' +
+    "Disturbance: during each measured stretch the bench also takes the machine's busy CPU time (/proc/stat) less " +
+      "that of the server (with PostgreSQL's backends for G), the load tool and itself; a row where other processes " +
       `kept more than ${DISTURBED_CORES} cores busy on average is marked (†n), n being those cores. Before each ` +
       `measurement the bench waits (up to ${QUIET_WAIT_SECONDS.each} s, ${QUIET_WAIT_SECONDS.run / 60} min in all) ` +
       'while other work keeps the machine busy.',
@@ -76,14 +76,14 @@ function setupNotes(info: RunInfo, results: RunResults): string[] {
     'A, B: `GET /v1/tasks?limit=50&cursor=…` on a 1,000-task account, from the cursor of position 500 (has_more true). ' +
       'C: `POST /v1/tasks` of one task without id (the server makes it) with a project by name, a start date, tags ' +
       'and notes; D: 100 such tasks in one array. E: a client takes the cursor of "everything up to now", another ' +
-      'changes the account\'s 10 oldest tasks, then `GET /v1/tasks?cursor=…` answers exactly those 10. F: a fresh ' +
+      "changes the account's 10 oldest tasks, then `GET /v1/tasks?cursor=…` answers exactly those 10. F: a fresh " +
       'server process, one client reading `GET /v1/tasks` of the big account (no limit) as fast as it can.',
   );
   if (results.radicale !== undefined) {
     notes.push(
       `Radicale ${results.radicale.version} (Debian), started by the bench on loopback with a configuration of its own: ` +
         'no authentication, rights owner_only, storage in a temporary folder, max_connections raised from 8 to the ' +
-        'load\'s connection count, everything else at its defaults (it fsyncs every change). Create: PUT with ' +
+        "load's connection count, everything else at its defaults (it fsyncs every change). Create: PUT with " +
         'If-None-Match: * of a VTODO with the fields of C to a new href in a calendar made by MKCALENDAR. Sync: a ' +
         `calendar of ${results.radicale.collectionSize.toLocaleString('en')} VTODOs (the generated tasks of a ` +
         '1,000-task account, one PUT each), a sync-token taken, 10 VTODOs changed by PUT; then ' +
@@ -109,7 +109,10 @@ export function reportMarkdown(
     'Written by `npm run bench` (bench/run.ts); run it again rather than editing this file. ' +
       'The numbers are from one run on one machine: compare ratios measured in the same run, not numbers across machines.',
     '',
-    `- Date: ${info.date.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}; whole run ${(info.totalSeconds / 60).toFixed(1)} min`,
+    `- Date: ${info.date
+      .toISOString()
+      .replace('T', ' ')
+      .replace(/\.\d+Z$/, ' UTC')}; whole run ${(info.totalSeconds / 60).toFixed(1)} min`,
     `- Machine: ${machine.cpuModel}, ${machine.cores} cores, ${gibibytes(machine.memoryBytes)} memory, ${machine.os}`,
     `- Versions: task-service ${versions.revision}; Node ${versions.node}; SQLite ${versions.sqlite}; ` +
       `PostgreSQL ${versions.postgres ?? 'not available'}; ${versions.loadTool}; Radicale ${versions.radicale ?? 'not installed'}`,
@@ -128,7 +131,8 @@ export function reportMarkdown(
     '',
     ...setupNotes(info, results).map((note) => `- ${note}`),
   ];
-  if (results.skipped.length > 0) lines.push('', '## Not measured in this run', '', ...results.skipped.map((reason) => `- ${reason}`));
+  if (results.skipped.length > 0)
+    lines.push('', '## Not measured in this run', '', ...results.skipped.map((reason) => `- ${reason}`));
   lines.push(
     '',
     '## Running it',

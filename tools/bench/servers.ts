@@ -32,7 +32,13 @@ function cleanEnvironment(): NodeJS.ProcessEnv {
   return env;
 }
 
-async function started(name: string, child: Child, port: number, healthPath: string, companion?: string): Promise<Server> {
+async function started(
+  name: string,
+  child: Child,
+  port: number,
+  healthPath: string,
+  companion?: string,
+): Promise<Server> {
   let gone = false;
   void child.exited.then(() => (gone = true));
   try {
@@ -50,7 +56,17 @@ async function started(name: string, child: Child, port: number, healthPath: str
  */
 export async function startTaskService(name: string, store: ServiceStore, logDir: string): Promise<Server> {
   const port = await freePort();
-  const args = [TASK_SERVICE_BIN, 'serve', '--http', '--host', '127.0.0.1', '--port', String(port), '--data-dir', store.dataDir];
+  const args = [
+    TASK_SERVICE_BIN,
+    'serve',
+    '--http',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--data-dir',
+    store.dataDir,
+  ];
   if (store.engine === 'postgres') args.push('--database-url', store.url);
   const child = startChild(name, process.execPath, args, path.join(logDir, `${name}.log`), cleanEnvironment());
   return started(name, child, port, '/healthz', store.engine === 'postgres' ? 'postgres' : undefined);
@@ -62,9 +78,17 @@ let limits = 0;
 export async function startLimitServer(answer: Answer, scratchDir: string): Promise<Server> {
   limits += 1;
   const file = path.join(scratchDir, `limit-answer-${limits}.json`);
-  await writeFile(file, JSON.stringify({ status: answer.status, headers: answer.headers, bodyBase64: answer.body.toString('base64') }));
+  await writeFile(
+    file,
+    JSON.stringify({ status: answer.status, headers: answer.headers, bodyBase64: answer.body.toString('base64') }),
+  );
   const port = await freePort();
   const name = `limit-${limits}`;
-  const child = startChild(name, process.execPath, [LIMIT_SERVER, String(port), file], path.join(scratchDir, `${name}.log`));
+  const child = startChild(
+    name,
+    process.execPath,
+    [LIMIT_SERVER, String(port), file],
+    path.join(scratchDir, `${name}.log`),
+  );
   return started(name, child, port, '/');
 }

@@ -34,7 +34,13 @@ export async function runSqlitePart(
     const server = await startTaskService('task-service-sqlite', location, workDir);
     try {
       const results = await runServiceScenarios(context, server, store.manifest, scenarios, 'SQLite');
-      engine = { engine: 'sqlite', shape: SQLITE_SHAPE, manifest: store.manifest, generatedThisRun: store.generated, scenarios: results };
+      engine = {
+        engine: 'sqlite',
+        shape: SQLITE_SHAPE,
+        manifest: store.manifest,
+        generatedThisRun: store.generated,
+        scenarios: results,
+      };
     } finally {
       await server.stop();
     }
@@ -46,7 +52,9 @@ export async function runSqlitePart(
     try {
       await awaitQuiet(server);
       streamed = await listEverything(server, store.manifest.accounts.big.token);
-      progress(`  ${streamed.entries.toLocaleString('en')} tasks, ${(streamed.bytes / 1e6).toFixed(0)} MB in ${streamed.seconds.toFixed(1)} s, peak RSS ${(streamed.peakRssBytes / 1e6).toFixed(0)} MB`);
+      progress(
+        `  ${streamed.entries.toLocaleString('en')} tasks, ${(streamed.bytes / 1e6).toFixed(0)} MB in ${streamed.seconds.toFixed(1)} s, peak RSS ${(streamed.peakRssBytes / 1e6).toFixed(0)} MB`,
+      );
     } finally {
       await server.stop();
     }

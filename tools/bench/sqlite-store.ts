@@ -53,6 +53,8 @@ export async function prepareSqliteStore(
   const copyStarted = Date.now();
   await copyFile(source, path.join(dataDir, SQLITE_FILE_NAME));
   const { size } = await stat(source);
-  progress(`copied the store (${(size / 2 ** 20).toFixed(0)} MiB) for this run in ${((Date.now() - copyStarted) / 1000).toFixed(1)} s`);
+  progress(
+    `copied the store (${(size / 2 ** 20).toFixed(0)} MiB) for this run in ${((Date.now() - copyStarted) / 1000).toFixed(1)} s`,
+  );
   return { manifest, dataDir, generated, bytes: size };
 }

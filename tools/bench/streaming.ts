@@ -37,34 +37,42 @@ export async function listEverything(server: Server, token: string): Promise<Str
   const memory = await PeakMemory.start(server.child.pid, 50);
   const others = await OtherLoad.start(server.child.pid, server.companion);
   const started = process.hrtime.bigint();
-  const { entries, bytes, tail } = await new Promise<{ entries: number; bytes: number; tail: string }>((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port: server.port, path: '/v1/tasks', headers: { authorization: `OAuth ${token}` }, agent: false },
-      (res) => {
-        if (res.statusCode !== 200) {
-          reject(new Error(`listing everything answered ${String(res.statusCode)}`));
-          res.resume();
-          return;
-        }
-        let count = 0;
-        let total = 0;
-        let carry: Buffer = Buffer.alloc(0);
-        let last: Buffer = Buffer.alloc(0);
-        res.on('data', (chunk: Buffer) => {
-          total += chunk.length;
-          // Matches across the seam with the previous chunk, then matches inside this chunk.
-          count += occurrences(Buffer.concat([carry, chunk.subarray(0, ENTRY_START.length - 1)]));
-          count += occurrences(chunk);
-          carry = lastBytes(carry, chunk, ENTRY_START.length - 1);
-          last = lastBytes(last, chunk, END.length);
-        });
-        res.once('error', reject);
-        res.once('end', () => resolve({ entries: count, bytes: total, tail: last.toString('latin1') }));
-      },
-    );
-    req.once('error', reject);
-    req.end();
-  });
+  const { entries, bytes, tail } = await new Promise<{ entries: number; bytes: number; tail: string }>(
+    (resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: server.port,
+          path: '/v1/tasks',
+          headers: { authorization: `OAuth ${token}` },
+          agent: false,
+        },
+        (res) => {
+          if (res.statusCode !== 200) {
+            reject(new Error(`listing everything answered ${String(res.statusCode)}`));
+            res.resume();
+            return;
+          }
+          let count = 0;
+          let total = 0;
+          let carry: Buffer = Buffer.alloc(0);
+          let last: Buffer = Buffer.alloc(0);
+          res.on('data', (chunk: Buffer) => {
+            total += chunk.length;
+            // Matches across the seam with the previous chunk, then matches inside this chunk.
+            count += occurrences(Buffer.concat([carry, chunk.subarray(0, ENTRY_START.length - 1)]));
+            count += occurrences(chunk);
+            carry = lastBytes(carry, chunk, ENTRY_START.length - 1);
+            last = lastBytes(last, chunk, END.length);
+          });
+          res.once('error', reject);
+          res.once('end', () => resolve({ entries: count, bytes: total, tail: last.toString('latin1') }));
+        },
+      );
+      req.once('error', reject);
+      req.end();
+    },
+  );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const otherCores = await others.stop();
   const peakRssBytes = await memory.stop();

@@ -31,11 +31,15 @@ function disturbedMark(otherCores: number): string {
   return otherCores > DISTURBED_CORES ? ` (†${otherCores.toFixed(2)})` : '';
 }
 
-function measuredCells(measured: Measured, perSecond = measured.load.requestsPerSecond): Omit<Row, 'scenario' | 'server' | 'ratio'> {
+function measuredCells(
+  measured: Measured,
+  perSecond = measured.load.requestsPerSecond,
+): Omit<Row, 'scenario' | 'server' | 'ratio'> {
   const { load } = measured;
   const failures = load.badStatus + load.socketErrors;
   return {
-    requestsPerSecond: count(perSecond) + (failures > 0 ? ` (${count(failures)} failed)` : '') + disturbedMark(measured.otherCores),
+    requestsPerSecond:
+      count(perSecond) + (failures > 0 ? ` (${count(failures)} failed)` : '') + disturbedMark(measured.otherCores),
     p50: ms(load.p50Ms),
     p99: ms(load.p99Ms),
     peakRss: megabytes(measured.peakRssBytes),
@@ -60,7 +64,11 @@ function peerOf(key: ServiceScenario, results: RunResults): Peer | undefined {
   if (radicale === undefined) return undefined;
   const name = `Radicale ${radicale.version}`;
   if (key === 'C' && radicale.create !== undefined) {
-    return { server: `${name}: PUT of a new VTODO`, measured: radicale.create, perSecond: radicale.create.load.requestsPerSecond };
+    return {
+      server: `${name}: PUT of a new VTODO`,
+      measured: radicale.create,
+      perSecond: radicale.create.load.requestsPerSecond,
+    };
   }
   const syncs = radicaleSyncsPerSecond(results);
   if (key === 'E-small' && radicale.sync !== undefined && syncs !== undefined) {
@@ -79,14 +87,20 @@ function engineRows(engine: EngineResults, results: RunResults): Row[] {
   for (const key of SERVICE_SCENARIOS) {
     const result = engine.scenarios[key];
     if (result === undefined) continue;
-    let title = key === 'E-big' ? `${SCENARIO_TITLES[key]} (${size(engine.shape.bigAccountTasks)} tasks)` : SCENARIO_TITLES[key];
+    let title =
+      key === 'E-big' ? `${SCENARIO_TITLES[key]} (${size(engine.shape.bigAccountTasks)} tasks)` : SCENARIO_TITLES[key];
     // G repeats scenarios on PostgreSQL: G/A, G/C, G/E.
     if (engine.engine === 'postgres') title = `G/${title}`;
     let ratioText = `${ratio(limitRatio(result))} × limit`;
     const peer = engine.engine === 'sqlite' ? peerOf(key, results) : undefined;
     if (peer !== undefined) ratioText += ` · ${ratio(result.ours.load.requestsPerSecond / peer.perSecond)} × Radicale`;
     rows.push({ scenario: title, server: `task-service, ${name}`, ...measuredCells(result.ours), ratio: ratioText });
-    rows.push({ scenario: '', server: `limit: node:http, same ${size(result.answerBytes)} bytes`, ...measuredCells(result.limit), ratio: '1' });
+    rows.push({
+      scenario: '',
+      server: `limit: node:http, same ${size(result.answerBytes)} bytes`,
+      ...measuredCells(result.limit),
+      ratio: '1',
+    });
     if (peer !== undefined) {
       rows.push({ scenario: '', server: peer.server, ...measuredCells(peer.measured, peer.perSecond), ratio: '' });
     }
@@ -103,8 +117,7 @@ function fullListRow(results: RunResults): Row[] {
       scenario: `F. one client lists the big account, no limit (${size(full.entries)} tasks, ${megabytes(full.bytes)})`,
       server: 'task-service, SQLite',
       requestsPerSecond:
-        `1 request in ${full.seconds.toFixed(1)} s (${count(tasksPerSecond)} tasks/s)` +
-        disturbedMark(full.otherCores),
+        `1 request in ${full.seconds.toFixed(1)} s (${count(tasksPerSecond)} tasks/s)` + disturbedMark(full.otherCores),
       p50: '',
       p99: '',
       peakRss: megabytes(full.peakRssBytes),
@@ -139,7 +152,8 @@ export function resultsTable(results: RunResults): string {
 }
 
 export function goalsTable(goals: readonly GoalResult[]): string {
-  const verdict = (met: boolean | undefined): string => (met === undefined ? 'not measured' : met ? '**met**' : '**missed**');
+  const verdict = (met: boolean | undefined): string =>
+    met === undefined ? 'not measured' : met ? '**met**' : '**missed**';
   return [
     '| Goal | Target | Measured | |',
     '|---|---|---|---|',

@@ -21,7 +21,9 @@ function authorization(token: string): Record<string, string> {
 
 /** The answer body as text, gunzipped when the server compressed it. */
 function bodyText(answer: Answer): string {
-  return headerOf(answer, 'content-encoding') === 'gzip' ? gunzipSync(answer.body).toString('utf8') : answer.body.toString('utf8');
+  return headerOf(answer, 'content-encoding') === 'gzip'
+    ? gunzipSync(answer.body).toString('utf8')
+    : answer.body.toString('utf8');
 }
 
 function expectStatus(answer: Answer, status: number, what: string): void {
@@ -37,7 +39,9 @@ function listOf(answer: Answer, what: string): ListAnswer {
 
 function expectEntries(list: ListAnswer, count: number, hasMore: boolean, what: string): void {
   if (list.entries.length !== count || list.has_more !== hasMore) {
-    throw new Error(`${what}: expected ${count} entries (has_more ${String(hasMore)}), got ${list.entries.length} (${String(list.has_more)})`);
+    throw new Error(
+      `${what}: expected ${count} entries (has_more ${String(hasMore)}), got ${list.entries.length} (${String(list.has_more)})`,
+    );
   }
 }
 
@@ -104,7 +108,9 @@ export function arrayScenario(token: string): Scenario {
     unique: false,
     check: (answer) => {
       expectStatus(answer, 200, 'array create');
-      const { entries } = z.object({ entries: z.array(z.object({ id: z.string() })) }).parse(JSON.parse(bodyText(answer)));
+      const { entries } = z
+        .object({ entries: z.array(z.object({ id: z.string() })) })
+        .parse(JSON.parse(bodyText(answer)));
       if (entries.length !== 100) throw new Error(`array create: ${entries.length} entries`);
     },
   };
@@ -119,11 +125,18 @@ export async function syncScenario(port: number, token: string): Promise<Scenari
   const head = await getList(port, token, 'updated_after=2100-01-01');
   expectEntries(head, 0, false, 'head cursor');
   const oldest = await getList(port, token, 'limit=10');
-  const changes = oldest.entries.map((entry, index) => ({ id: entry.id, title: `Changed on another device (${index + 1})` }));
+  const changes = oldest.entries.map((entry, index) => ({
+    id: entry.id,
+    title: `Changed on another device (${index + 1})`,
+  }));
   const changed = await sendOk(port, jsonPost(token, changes));
   expectStatus(changed, 200, 'sync preparation');
   return {
-    request: { method: 'GET', path: `/v1/tasks?cursor=${encodeURIComponent(head.cursor)}`, headers: authorization(token) },
+    request: {
+      method: 'GET',
+      path: `/v1/tasks?cursor=${encodeURIComponent(head.cursor)}`,
+      headers: authorization(token),
+    },
     unique: false,
     check: (answer) => expectEntries(listOf(answer, 'sync'), 10, false, 'sync'),
   };

@@ -9,7 +9,14 @@ import { chromium, type Browser } from 'playwright-core';
 export const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
 const CLI = path.join(REPO, 'dist', 'src', 'cli', 'index.js');
 export const TOKEN_KEY = 'task-service.token';
-const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 const run = promisify(execFile);
 
 export async function cli(dataDir: string, args: readonly string[]): Promise<string> {
@@ -18,9 +25,13 @@ export async function cli(dataDir: string, args: readonly string[]): Promise<str
 }
 
 export async function serve(dataDir: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--http', '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn'], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [CLI, 'serve', '--http', '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn'],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   const deadline = Date.now() + 20_000;
   for (;;) {
     try {
@@ -40,7 +51,6 @@ export async function post(origin: string, token: string, body: unknown): Promis
   });
   if (!answer.ok) throw new Error(`seeding failed: ${await answer.text()}`);
 }
-
 
 export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_FLAGS, headless: true });

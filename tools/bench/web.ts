@@ -55,7 +55,9 @@ async function markTime(page: Page, mark: string): Promise<number> {
   // Polled with evaluate: waitForFunction evaluates text with eval, which the page's policy forbids.
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const at: unknown = await page.evaluate(`performance.getEntriesByName(${JSON.stringify(mark)})[0]?.startTime ?? null`);
+    const at: unknown = await page.evaluate(
+      `performance.getEntriesByName(${JSON.stringify(mark)})[0]?.startTime ?? null`,
+    );
     if (typeof at === 'number') return at;
     if (Date.now() > deadline) throw new Error(`no mark ${mark}`);
     await page.waitForTimeout(20);
@@ -81,7 +83,8 @@ function figure(moment: string, budgetMs: number, samples: readonly number[]): F
 async function scriptGzipBytes(): Promise<number> {
   const dir = path.join(REPO, 'dist', 'web', 'assets');
   let total = 0;
-  for (const name of await readdir(dir)) if (name.endsWith('.js')) total += gzipSync(await readFile(path.join(dir, name)), { level: 9 }).length;
+  for (const name of await readdir(dir))
+    if (name.endsWith('.js')) total += gzipSync(await readFile(path.join(dir, name)), { level: 9 }).length;
   return total;
 }
 
@@ -134,7 +137,9 @@ async function main(): Promise<void> {
 
     const completing: number[] = [];
     for (let index = 0; index < REPEATS; index += 1) {
-      completing.push(await timeAction(page, `document.querySelector('ul.tasks li.task input[type=checkbox]').click();`));
+      completing.push(
+        await timeAction(page, `document.querySelector('ul.tasks li.task input[type=checkbox]').click();`),
+      );
     }
     figures.push(figure('completing a task', 100, completing));
 
@@ -171,9 +176,12 @@ async function main(): Promise<void> {
     const machine = await describeMachine();
     const revision = await sourceRevision();
     const rows = figures.map(
-      (entry) => `| ${entry.moment} | ${entry.budget} | ${entry.median.toFixed(0)} ms | ${entry.max.toFixed(0)} ms | ${entry.ok ? 'met' : 'MISSED'} |`,
+      (entry) =>
+        `| ${entry.moment} | ${entry.budget} | ${entry.median.toFixed(0)} ms | ${entry.max.toFixed(0)} ms | ${entry.ok ? 'met' : 'MISSED'} |`,
     );
-    rows.push(`| JavaScript sent, gzip | ≤ 100 KB | ${(scriptBytes / 1024).toFixed(1)} KB | | ${scriptBytes <= 100 * 1024 ? 'met' : 'MISSED'} |`);
+    rows.push(
+      `| JavaScript sent, gzip | ≤ 100 KB | ${(scriptBytes / 1024).toFixed(1)} KB | | ${scriptBytes <= 100 * 1024 ? 'met' : 'MISSED'} |`,
+    );
     const report = [
       '# Web app benchmarks',
       '',
@@ -184,7 +192,7 @@ async function main(): Promise<void> {
       'just before it until the next frame is drawn (`requestAnimationFrame`, then a task).',
       '',
       `Measured on ${machine.cpuModel}, ${machine.cores} cores, ${machine.os}, at ${revision}, ${new Date().toISOString().slice(0, 16)} UTC,`,
-      'with other engineers\' work running on the same machine.',
+      "with other engineers' work running on the same machine.",
       '',
       '| moment | budget | median | max | |',
       '|---|---|---|---|---|',

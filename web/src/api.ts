@@ -157,7 +157,12 @@ export function readTask(record: unknown): Task {
 
 export function readLabel(record: unknown): Label {
   if (!isObject(record)) throw new Error('expected a project or context');
-  return { id: text(record, 'id'), name: text(record, 'name'), deleted: instantOrNull(record, 'deleted'), rev: integer(record, 'rev') };
+  return {
+    id: text(record, 'id'),
+    name: text(record, 'name'),
+    deleted: instantOrNull(record, 'deleted'),
+    rev: integer(record, 'rev'),
+  };
 }
 
 function readSettings(record: unknown): Settings {
@@ -179,7 +184,10 @@ function readPage<T>(body: unknown, read: (record: unknown) => T): Page<T> {
 }
 
 export interface ApiClient {
-  list<K extends SyncedKind>(kind: K, query: { readonly cursor?: string; readonly limit?: number }): Promise<Page<RecordOf<K>>>;
+  list<K extends SyncedKind>(
+    kind: K,
+    query: { readonly cursor?: string; readonly limit?: number },
+  ): Promise<Page<RecordOf<K>>>;
   getTask(id: string): Promise<Task>;
   postTask(body: TaskBody, idempotencyKey: string): Promise<Task>;
   getSettings(): Promise<Settings>;
@@ -190,7 +198,10 @@ export type RecordOf<K extends SyncedKind> = K extends 'tasks' ? Task : Label;
 
 /** `token` is asked for on every call, so a new sign-in needs no new client. */
 export function createApi(token: () => string | null): ApiClient {
-  async function call(path: string, init: { method: 'GET' | 'POST'; body?: unknown; idempotencyKey?: string }): Promise<unknown> {
+  async function call(
+    path: string,
+    init: { method: 'GET' | 'POST'; body?: unknown; idempotencyKey?: string },
+  ): Promise<unknown> {
     const headers: Record<string, string> = { Authorization: `Bearer ${token() ?? ''}` };
     if (init.body !== undefined) headers['Content-Type'] = 'application/json; charset=utf-8';
     if (init.idempotencyKey !== undefined) headers['Idempotency-Key'] = init.idempotencyKey;

@@ -74,7 +74,14 @@ function offsetMinutes(instant: number, zone: string): number {
 }
 
 /** The instant a wall-clock time happens in a zone (the earlier one in a DST overlap). */
-export function instantOf(year: number, month: number, day: number, hour: number, minute: number, zone: string): number {
+export function instantOf(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  zone: string,
+): number {
   const guess = Date.UTC(year, month - 1, day, hour, minute);
   const first = guess - offsetMinutes(guess, zone) * 60_000;
   return guess - offsetMinutes(first, zone) * 60_000;
@@ -126,6 +133,7 @@ export function isDay(text: string): boolean {
 /** "today", "tomorrow", "yesterday" or the date, with the time unless the task is all-day. */
 export function describeInstant(instant: number, allDay: boolean, zone: string, today: string): string {
   const day = dayOf(instant, zone);
-  const name = day === today ? 'today' : day === addDays(today, 1) ? 'tomorrow' : day === addDays(today, -1) ? 'yesterday' : day;
+  const name =
+    day === today ? 'today' : day === addDays(today, 1) ? 'tomorrow' : day === addDays(today, -1) ? 'yesterday' : day;
   return allDay ? name : `${name} ${timeOf(instant, zone)}`;
 }

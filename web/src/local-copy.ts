@@ -59,16 +59,18 @@ export class LocalStore {
   async load(): Promise<LocalCopy> {
     const tx = this.db.transaction(['tasks', 'projects', 'contexts', 'queue', 'cursors', 'settings']);
     const cursorStore = tx.objectStore('cursors');
-    const [tasks, projects, contexts, queue, settings, tasksCursor, projectsCursor, contextsCursor] = await Promise.all([
-      tx.objectStore('tasks').getAll(),
-      tx.objectStore('projects').getAll(),
-      tx.objectStore('contexts').getAll(),
-      tx.objectStore('queue').getAll(),
-      tx.objectStore('settings').get('settings'),
-      cursorStore.get('tasks'),
-      cursorStore.get('projects'),
-      cursorStore.get('contexts'),
-    ]);
+    const [tasks, projects, contexts, queue, settings, tasksCursor, projectsCursor, contextsCursor] = await Promise.all(
+      [
+        tx.objectStore('tasks').getAll(),
+        tx.objectStore('projects').getAll(),
+        tx.objectStore('contexts').getAll(),
+        tx.objectStore('queue').getAll(),
+        tx.objectStore('settings').get('settings'),
+        cursorStore.get('tasks'),
+        cursorStore.get('projects'),
+        cursorStore.get('contexts'),
+      ],
+    );
     const cursors: Partial<Record<SyncedKind, string>> = {};
     if (tasksCursor !== undefined) cursors.tasks = tasksCursor;
     if (projectsCursor !== undefined) cursors.projects = projectsCursor;

@@ -4,7 +4,15 @@
  * made here are applied to the copy at once and queued; the queue is sent in order, each change
  * with its own Idempotency-Key, whenever the server can be reached.
  */
-import { ApiError, UnavailableError, type ApiClient, type Label, type SyncedKind, type Task, type TaskBody } from './api.ts';
+import {
+  ApiError,
+  UnavailableError,
+  type ApiClient,
+  type Label,
+  type SyncedKind,
+  type Task,
+  type TaskBody,
+} from './api.ts';
 import { applyChange } from './apply-change.ts';
 import { randomId } from './ids.ts';
 import type { LocalStore, QueuedChange } from './local-copy.ts';

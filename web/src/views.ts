@@ -70,7 +70,11 @@ export function countByBox(tasks: Iterable<Task>): Record<Box, number> {
 const byNewest = (a: Task, b: Task): number => b.created - a.created || b.rev - a.rev || (a.id < b.id ? -1 : 1);
 const byPriorityThenNewest = (a: Task, b: Task): number => b.priority - a.priority || byNewest(a, b);
 
-function grouped(tasks: readonly Task[], groupOf: (task: Task) => string, order: (a: string, b: string) => number): Row[] {
+function grouped(
+  tasks: readonly Task[],
+  groupOf: (task: Task) => string,
+  order: (a: string, b: string) => number,
+): Row[] {
   const groups = new Map<string, Task[]>();
   for (const task of tasks) {
     const name = groupOf(task);
@@ -125,8 +129,14 @@ export function rowsOf(route: Route, input: ViewInput): Row[] {
     case 'context': {
       const label = (route.kind === 'project' ? input.projects : input.contexts).get(route.id);
       if (label === undefined) return [];
-      const members = tasks.filter((task) => isOpen(task) && task[route.kind] === label.name).sort(byPriorityThenNewest);
-      return grouped(members, (task) => BOX_NAMES[task.attribute], (a, b) => BOX_ORDER.indexOf(a) - BOX_ORDER.indexOf(b));
+      const members = tasks
+        .filter((task) => isOpen(task) && task[route.kind] === label.name)
+        .sort(byPriorityThenNewest);
+      return grouped(
+        members,
+        (task) => BOX_NAMES[task.attribute],
+        (a, b) => BOX_ORDER.indexOf(a) - BOX_ORDER.indexOf(b),
+      );
     }
     case 'box':
       switch (route.view) {
@@ -143,7 +153,11 @@ export function rowsOf(route: Route, input: ViewInput): Row[] {
             contextOrder,
           );
         case 'scheduled':
-          return agenda(tasks.filter((task) => isOpen(task) && task.attribute === 'plan'), zone, today);
+          return agenda(
+            tasks.filter((task) => isOpen(task) && task.attribute === 'plan'),
+            zone,
+            today,
+          );
         case 'completed':
           return tasksOnly(
             tasks
@@ -152,7 +166,9 @@ export function rowsOf(route: Route, input: ViewInput): Row[] {
           );
         case 'trash':
           return tasksOnly(
-            tasks.filter((task) => task.trashed !== null && task.deleted === null).sort((a, b) => (b.trashed ?? 0) - (a.trashed ?? 0)),
+            tasks
+              .filter((task) => task.trashed !== null && task.deleted === null)
+              .sort((a, b) => (b.trashed ?? 0) - (a.trashed ?? 0)),
           );
       }
   }
@@ -164,7 +180,9 @@ const haystacks = new WeakMap<Task, string>();
 function haystackOf(task: Task): string {
   let haystack = haystacks.get(task);
   if (haystack === undefined) {
-    haystack = [task.title, task.notes, task.tags.join(' '), task.project ?? '', task.context ?? ''].join('\n').toLowerCase();
+    haystack = [task.title, task.notes, task.tags.join(' '), task.project ?? '', task.context ?? '']
+      .join('\n')
+      .toLowerCase();
     haystacks.set(task, haystack);
   }
   return haystack;
@@ -172,7 +190,10 @@ function haystackOf(task: Task): string {
 
 /** The rows whose task matches every word of the search; groups left empty go too. */
 export function searched(rows: readonly Row[], search: string): readonly Row[] {
-  const words = search.toLowerCase().split(/\s+/).filter((word) => word !== '');
+  const words = search
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((word) => word !== '');
   if (words.length === 0) return rows;
   const kept: Row[] = [];
   let pendingGroup: Row | null = null;
@@ -190,7 +211,11 @@ export function searched(rows: readonly Row[], search: string): readonly Row[] {
   return kept;
 }
 
-export function viewName(route: Route, projects: ReadonlyMap<string, Label>, contexts: ReadonlyMap<string, Label>): string {
+export function viewName(
+  route: Route,
+  projects: ReadonlyMap<string, Label>,
+  contexts: ReadonlyMap<string, Label>,
+): string {
   switch (route.kind) {
     case 'settings':
       return 'Settings';

@@ -90,7 +90,8 @@ async function login(url: string, token: string, dir: string, output: Output, as
 /** Tasks matching `--project` and `--context` (names compared case-insensitively; a leading # or @ is optional). */
 function labelFilter(project: string | undefined, context: string | undefined): (task: Task) => boolean {
   const same = (name: string | null, wanted: string | undefined, mark: string): boolean =>
-    wanted === undefined || (name !== null && name.toLowerCase() === wanted.replace(new RegExp(`^\\${mark}`), '').toLowerCase());
+    wanted === undefined ||
+    (name !== null && name.toLowerCase() === wanted.replace(new RegExp(`^\\${mark}`), '').toLowerCase());
   return (task) => same(task.project, project, '#') && same(task.context, context, '@');
 }
 
@@ -110,9 +111,12 @@ function pickTask(tasks: readonly Task[], wanted: string): Task {
   const prefix = wanted.toLowerCase();
   const matches = open.filter((task) => task.title.toLowerCase().startsWith(prefix));
   if (matches.length === 1 && matches[0] !== undefined) return matches[0];
-  if (matches.length === 0) throw new ClientUsageError(plain(`no open task has the id or a title starting with "${wanted}"`));
+  if (matches.length === 0)
+    throw new ClientUsageError(plain(`no open task has the id or a title starting with "${wanted}"`));
   throw new ClientUsageError(
-    plain(`"${wanted}" names ${matches.length} open tasks; give more of the title or the id:\n${matches.map((task) => `  ${task.id}  ${task.title}`).join('\n')}`),
+    plain(
+      `"${wanted}" names ${matches.length} open tasks; give more of the title or the id:\n${matches.map((task) => `  ${task.id}  ${task.title}`).join('\n')}`,
+    ),
   );
 }
 
@@ -149,7 +153,8 @@ export async function runClientCommand(argv: readonly string[], env: NodeJS.Proc
     case 'add': {
       const text = rest.join(' ');
       const parsed = parseQuickAdd(text);
-      if (parsed.title.trim() === '') throw new ClientUsageError('usage: task-service add "<title and tokens>" (the title is empty)');
+      if (parsed.title.trim() === '')
+        throw new ClientUsageError('usage: task-service add "<title and tokens>" (the title is empty)');
       const zone = (await client.settings()).timezone;
       const task = await client.tasks.save(quickAddTask(parsed, calendarDateIn(new Date(), zone)));
       if (asJson) output.json(task);
@@ -159,7 +164,9 @@ export async function runClientCommand(argv: readonly string[], env: NodeJS.Proc
     case 'ls': {
       const [boxName] = rest;
       if (rest.length > 1 || (boxName !== undefined && !isBox(boxName))) {
-        throw new ClientUsageError('usage: task-service ls [inbox|next|scheduled|someday|waiting|completed] [--project P] [--context C]');
+        throw new ClientUsageError(
+          'usage: task-service ls [inbox|next|scheduled|someday|waiting|completed] [--project P] [--context C]',
+        );
       }
       const zone = (await client.settings()).timezone;
       const inBox = boxName === undefined ? isOpen : BOXES[boxName];
@@ -178,7 +185,8 @@ export async function runClientCommand(argv: readonly string[], env: NodeJS.Proc
       const task = pickTask(await client.tasks.all(), wanted);
       const saved = await client.tasks.save({ id: task.id, completed: new Date(), if_rev: task.rev });
       if (asJson) output.json(saved);
-      else if (saved.completed === null && saved.start_at !== null) output.out(plain(`repeats: ${saved.title} next on ${calendarDateIn(saved.start_at, zone)}`));
+      else if (saved.completed === null && saved.start_at !== null)
+        output.out(plain(`repeats: ${saved.title} next on ${calendarDateIn(saved.start_at, zone)}`));
       else output.out(`done ${taskLine(saved, zone)}`);
       return;
     }
@@ -214,10 +222,16 @@ export function clientFailure(error: unknown): { code: number; message: string }
   }
   if (error instanceof TypeError && error.message === 'fetch failed') {
     // fetch says only "fetch failed"; the cause says why (refused, a certificate not trusted, …).
-    const cause = error.cause instanceof Error ? `: ${'code' in error.cause ? String(error.cause.code) : error.cause.message}` : '';
+    const cause =
+      error.cause instanceof Error ? `: ${'code' in error.cause ? String(error.cause.code) : error.cause.message}` : '';
     return { code: 1, message: `the service could not be reached${cause}` };
   }
-  if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('ERR_PARSE_ARGS')) {
+  if (
+    error instanceof Error &&
+    'code' in error &&
+    typeof error.code === 'string' &&
+    error.code.startsWith('ERR_PARSE_ARGS')
+  ) {
     return { code: 2, message: error.message };
   }
   return undefined;

@@ -8,7 +8,10 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 
 export function configDir(env: NodeJS.ProcessEnv): string {
-  const base = env['XDG_CONFIG_HOME'] !== undefined && env['XDG_CONFIG_HOME'] !== '' ? env['XDG_CONFIG_HOME'] : path.join(homedir(), '.config');
+  const base =
+    env['XDG_CONFIG_HOME'] !== undefined && env['XDG_CONFIG_HOME'] !== ''
+      ? env['XDG_CONFIG_HOME']
+      : path.join(homedir(), '.config');
   return path.join(base, 'task-service');
 }
 

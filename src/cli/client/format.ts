@@ -1,13 +1,16 @@
 /** What the terminal client prints for people. */
 import { calendarDateIn, type Task } from '../../client/index.js';
 
+// Matching control characters is the point of this pattern.
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+
 /**
  * Text from the service shown as text: control characters (which could move the cursor or
  * recolour the terminal) are written as visible escapes.
  */
 export function plain(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(CONTROL_CHARACTERS, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 const PRIORITY_MARKS = ['', '!1', '!2', '!3'];

@@ -8,7 +8,8 @@ export async function runClient(argv: readonly string[], env: NodeJS.ProcessEnv)
       json: (value) => console.log(JSON.stringify(value, null, 2)),
       readInput: async () => {
         const chunks: Buffer[] = [];
-        for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+        for await (const chunk of process.stdin)
+          chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
         return Buffer.concat(chunks).toString('utf8');
       },
     });

@@ -16,7 +16,8 @@ export interface WebAuthDeps {
  * No `form-action`: the consent form's answer redirects to the client, which it would block.
  */
 const PAGE_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
   'x-frame-options': 'DENY',
   'cache-control': 'no-store',
   // Not no-referrer: with it, browsers send `Origin: null` on the pages' own form posts.
@@ -41,12 +42,27 @@ export function guardForm(scope: FastifyInstance): preHandlerHookHandler[] {
 
 function isCsrfFailure(error: unknown): boolean {
   if (error instanceof CrossSiteError) return true;
-  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' && error.code.startsWith('FST_CSRF_');
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    'code' in error &&
+    typeof error.code === 'string' &&
+    error.code.startsWith('FST_CSRF_')
+  );
 }
 
-export function failedPage(deps: WebAuthDeps, error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function failedPage(
+  deps: WebAuthDeps,
+  error: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
   if (isCsrfFailure(error)) {
-    return sendPage(reply, 403, errorPage('Form refused', 'This form expired or came from another site. Go back, reload the page and try again.'));
+    return sendPage(
+      reply,
+      403,
+      errorPage('Form refused', 'This form expired or came from another site. Go back, reload the page and try again.'),
+    );
   }
   if (typeof error === 'object' && error !== null && 'statusCode' in error && error.statusCode === 413) {
     return sendPage(reply, 413, errorPage('Too large', 'The form was too large.'));
@@ -55,4 +71,3 @@ export function failedPage(deps: WebAuthDeps, error: unknown, request: FastifyRe
   deps.log.error({ err: error, path: request.routeOptions.url }, 'sign-in page failed');
   return sendPage(reply, 500, errorPage('Something went wrong', 'The server could not answer. Try again in a moment.'));
 }
-

@@ -6,24 +6,46 @@ import { html, type SafeHtml } from '../wire/html.js';
  */
 export function page(title: string, body: SafeHtml): string {
   return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="same-origin">
-<title>${title} · Task Service</title>
-<style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;line-height:1.5}
-label{display:block;margin-top:1rem}input{width:100%;padding:.4rem;box-sizing:border-box}
-button{margin-top:1rem;margin-right:.5rem;padding:.4rem 1rem}[role=alert]{color:#a00}</style>
-</head>
-<body>
-<main>
-<h1>${title}</h1>
-${body}
-</main>
-</body>
-</html>
-`.text;
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="referrer" content="same-origin" />
+        <title>${title} · Task Service</title>
+        <style>
+          body {
+            font-family: system-ui, sans-serif;
+            max-width: 28rem;
+            margin: 3rem auto;
+            padding: 0 1rem;
+            line-height: 1.5;
+          }
+          label {
+            display: block;
+            margin-top: 1rem;
+          }
+          input {
+            width: 100%;
+            padding: 0.4rem;
+            box-sizing: border-box;
+          }
+          button {
+            margin-top: 1rem;
+            margin-right: 0.5rem;
+            padding: 0.4rem 1rem;
+          }
+          [role='alert'] {
+            color: #a00;
+          }
+        </style>
+      </head>
+      <body>
+        <main>
+          <h1>${title}</h1>
+          ${body}
+        </main>
+      </body>
+    </html> `.text;
 }
 
 export interface LoginView {
@@ -38,33 +60,45 @@ export function loginPage(view: LoginView): string {
   return page(
     'Sign in',
     html`${view.message === undefined ? undefined : html`<p role="alert">${view.message}</p>`}
-<form method="post" action="/login">
-<input type="hidden" name="_csrf" value="${view.csrf}">
-<input type="hidden" name="next" value="${view.next}">
-<label for="username">Username</label>
-<input id="username" name="username" type="text" autocomplete="username" autocapitalize="none" required value="${view.username ?? ''}">
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button>
-</form>
-${view.signupOpen ? html`<p>No account yet? <a href="/signup?next=${encodeURIComponent(view.next)}">Create an account</a></p>` : undefined}`,
+      <form method="post" action="/login">
+        <input type="hidden" name="_csrf" value="${view.csrf}" />
+        <input type="hidden" name="next" value="${view.next}" />
+        <label for="username">Username</label>
+        <input
+          id="username"
+          name="username"
+          type="text"
+          autocomplete="username"
+          autocapitalize="none"
+          required
+          value="${view.username ?? ''}"
+        />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required />
+        <button type="submit">Sign in</button>
+      </form>
+      ${view.signupOpen ? html`<p>No account yet? <a href="/signup?next=${encodeURIComponent(view.next)}">Create an account</a></p>` : undefined}`,
   );
 }
 
-export function signupPage(view: { readonly csrf: string; readonly next: string; readonly message?: string | undefined }): string {
+export function signupPage(view: {
+  readonly csrf: string;
+  readonly next: string;
+  readonly message?: string | undefined;
+}): string {
   return page(
     'Create an account',
     html`${view.message === undefined ? undefined : html`<p role="alert">${view.message}</p>`}
-<form method="post" action="/signup">
-<input type="hidden" name="_csrf" value="${view.csrf}">
-<input type="hidden" name="next" value="${view.next}">
-<label for="username">Username</label>
-<input id="username" name="username" type="text" autocomplete="username" autocapitalize="none" required>
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required>
-<button type="submit">Create account</button>
-</form>
-<p><a href="/login?next=${encodeURIComponent(view.next)}">Sign in instead</a></p>`,
+      <form method="post" action="/signup">
+        <input type="hidden" name="_csrf" value="${view.csrf}" />
+        <input type="hidden" name="next" value="${view.next}" />
+        <label for="username">Username</label>
+        <input id="username" name="username" type="text" autocomplete="username" autocapitalize="none" required />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required />
+        <button type="submit">Create account</button>
+      </form>
+      <p><a href="/login?next=${encodeURIComponent(view.next)}">Sign in instead</a></p>`,
   );
 }
 
@@ -72,15 +106,15 @@ export function signedInPage(view: { readonly csrf: string; readonly username: s
   return page(
     'Signed in',
     html`<p>You are signed in as <strong>${view.username}</strong>.</p>
-${signOutForm(view.csrf)}`,
+      ${signOutForm(view.csrf)}`,
   );
 }
 
 export function signOutForm(csrf: string): SafeHtml {
   return html`<form method="post" action="/logout">
-<input type="hidden" name="_csrf" value="${csrf}">
-<button type="submit">Sign out</button>
-</form>`;
+    <input type="hidden" name="_csrf" value="${csrf}" />
+    <button type="submit">Sign out</button>
+  </form>`;
 }
 
 export interface ConsentView {
@@ -95,17 +129,20 @@ export interface ConsentView {
 export function consentPage(view: ConsentView): string {
   const fields = Object.entries(view.params)
     .filter((entry): entry is [string, string] => entry[1] !== undefined)
-    .map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">\n`);
-  const what = view.scope === 'write' ? 'see, add and change your tasks, projects and contexts' : 'see your tasks, projects and contexts';
+    .map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}" /> `);
+  const what =
+    view.scope === 'write'
+      ? 'see, add and change your tasks, projects and contexts'
+      : 'see your tasks, projects and contexts';
   return page(
     'Allow access?',
     html`<p><strong>${view.clientName}</strong> asks to ${what}.</p>
-<p>Signed in as ${view.username}.</p>
-<form method="post" action="/oauth/authorize">
-<input type="hidden" name="_csrf" value="${view.csrf}">
-${fields}<button type="submit" name="decision" value="allow">Allow</button>
-<button type="submit" name="decision" value="deny">Deny</button>
-</form>`,
+      <p>Signed in as ${view.username}.</p>
+      <form method="post" action="/oauth/authorize">
+        <input type="hidden" name="_csrf" value="${view.csrf}" />
+        ${fields}<button type="submit" name="decision" value="allow">Allow</button>
+        <button type="submit" name="decision" value="deny">Deny</button>
+      </form>`,
   );
 }
 
@@ -121,13 +158,13 @@ export function authResultPage(): string {
   return page(
     'Authorization',
     html`<div id="granted" hidden>
-<p>Copy this token into the application:</p>
-<label for="token">Access token</label>
-<input id="token" type="text" readonly>
-</div>
-<p id="refused" role="alert" hidden>the authorization was refused</p>
-<noscript><p>This page reads the token from its address (after the #): copy it from there.</p></noscript>
-<script src="/oauth/auth_result.js"></script>`,
+        <p>Copy this token into the application:</p>
+        <label for="token">Access token</label>
+        <input id="token" type="text" readonly />
+      </div>
+      <p id="refused" role="alert" hidden>the authorization was refused</p>
+      <noscript><p>This page reads the token from its address (after the #): copy it from there.</p></noscript>
+      <script src="/oauth/auth_result.js"></script>`,
   );
 }
 

@@ -18,7 +18,11 @@ export function registerSignInRoutes(scope: FastifyInstance, signIn: SignInServi
     const account = await signedInAccount(signIn, request);
     const csrf = reply.generateCsrf();
     if (account !== undefined) return sendPage(reply, 200, signedInPage({ csrf, username: account.username }));
-    return sendPage(reply, 200, loginPage({ csrf, next: localPath(query['next'], AFTER_SIGN_IN), signupOpen: signIn.signupOpen }));
+    return sendPage(
+      reply,
+      200,
+      loginPage({ csrf, next: localPath(query['next'], AFTER_SIGN_IN), signupOpen: signIn.signupOpen }),
+    );
   });
 
   scope.post('/login', { preHandler: guardForm(scope) }, async (request, reply) => {
@@ -51,7 +55,8 @@ export function registerSignInRoutes(scope: FastifyInstance, signIn: SignInServi
     const form = fieldsOf(request.body);
     const next = localPath(form['next'], AFTER_SIGN_IN);
     const result = await signIn.signUp(form['username'] ?? '', form['password'] ?? '', 'UTC', request.ip);
-    if (!result.ok) return sendPage(reply, 400, signupPage({ csrf: reply.generateCsrf(), next, message: result.message }));
+    if (!result.ok)
+      return sendPage(reply, 400, signupPage({ csrf: reply.generateCsrf(), next, message: result.message }));
     setSessionCookie(reply, result.sessionId);
     return reply.redirect(next, 303);
   });

@@ -33,7 +33,11 @@ function tokenRequestOf(request: FastifyRequest): TokenRequest {
 
 /** Token answers and errors are never cached (RFC 6749 section 5.1). */
 function sendOAuthJson(reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply.code(status).headers({ 'cache-control': 'no-store', pragma: 'no-cache' }).type(JSON_CONTENT_TYPE).send(body);
+  return reply
+    .code(status)
+    .headers({ 'cache-control': 'no-store', pragma: 'no-cache' })
+    .type(JSON_CONTENT_TYPE)
+    .send(body);
 }
 
 function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {

@@ -35,7 +35,11 @@ export function componentRef(name: string): JsonSchema {
 function generate(entries: Readonly<Record<string, z.ZodType>>, io: 'input' | 'output'): Record<string, JsonSchema> {
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of Object.entries(entries)) registry.add(schema, { id });
-  const { schemas } = z.toJSONSchema(registry, { io, uri: (id) => `${COMPONENT_PREFIX}${id}`, unrepresentable: 'throw' });
+  const { schemas } = z.toJSONSchema(registry, {
+    io,
+    uri: (id) => `${COMPONENT_PREFIX}${id}`,
+    unrepresentable: 'throw',
+  });
   const components: Record<string, JsonSchema> = {};
   for (const [id, schema] of Object.entries(schemas)) {
     // Each component is part of the document, whose dialect is 2020-12 already, and is named by its key.
@@ -48,7 +52,12 @@ function generate(entries: Readonly<Record<string, z.ZodType>>, io: 'input' | 'o
 }
 
 /** Request bodies: one record, or an array of at most ARRAY_POST_MAX of them. */
-const WRITES = { TaskWrite: taskShape, ProjectWrite: projectShape, ContextWrite: contextShape, SettingsWrite: settingsShape };
+const WRITES = {
+  TaskWrite: taskShape,
+  ProjectWrite: projectShape,
+  ContextWrite: contextShape,
+  SettingsWrite: settingsShape,
+};
 
 const ANSWERS = {
   Task: wireTask,
@@ -70,7 +79,9 @@ export type AnswerName = keyof typeof ANSWERS;
 
 /** A POST body: one record, or an array of records applied all or nothing. */
 export function oneOrMany(write: WriteName): JsonSchema {
-  return { anyOf: [componentRef(write), { type: 'array', items: componentRef(write), minItems: 0, maxItems: ARRAY_POST_MAX }] };
+  return {
+    anyOf: [componentRef(write), { type: 'array', items: componentRef(write), minItems: 0, maxItems: ARRAY_POST_MAX }],
+  };
 }
 
 export function buildComponentSchemas(): Record<string, JsonSchema> {

@@ -44,8 +44,14 @@ function typeOf(schema: unknown): string {
   }
   for (const combinator of ['anyOf', 'oneOf', 'allOf']) {
     // An allOf here is a component narrowed (an error body's retcodes): its name says enough.
-    const options = listAt(schema, combinator).filter((option) => combinator !== 'allOf' || textAt(option, '$ref') !== '');
-    if (options.length > 0) return options.map(typeOf).filter((part) => part !== '').join(' | ');
+    const options = listAt(schema, combinator).filter(
+      (option) => combinator !== 'allOf' || textAt(option, '$ref') !== '',
+    );
+    if (options.length > 0)
+      return options
+        .map(typeOf)
+        .filter((part) => part !== '')
+        .join(' | ');
   }
   const type = isRecord(schema) ? schema['type'] : undefined;
   if (type === 'array') return `array of ${typeOf(recordAt(schema, 'items'))}`;
@@ -80,7 +86,9 @@ function operationHtml(path: string, method: string, operation: unknown): string
     `<section id="${escapeHtml(id)}"><h3><span class="method">${escapeHtml(method.toUpperCase())}</span> <code>${escapeHtml(path)}</code></h3>` +
     `<p>${prose(textAt(operation, 'summary'))}</p>` +
     (textAt(operation, 'description') === '' ? '' : `<p>${prose(textAt(operation, 'description'))}</p>`) +
-    (parameters === '' ? '' : `<h4>Parameters</h4><table><tr><th>name</th><th>in</th><th>type</th><th></th></tr>${parameters}</table>`) +
+    (parameters === ''
+      ? ''
+      : `<h4>Parameters</h4><table><tr><th>name</th><th>in</th><th>type</th><th></th></tr>${parameters}</table>`) +
     (Object.keys(body).length === 0 ? '' : `<h4>Body</h4><p>${typeOf(recordAt(body, 'schema'))}</p>`) +
     `<h4>Answers</h4><table><tr><th>status</th><th>body</th><th></th></tr>${responses}</table></section>`
   );
@@ -95,7 +103,8 @@ function schemaHtml(name: string, schema: unknown): string {
         `<td>${prose(textAt(inner, 'description'))}</td></tr>`,
     )
     .join('');
-  const shape = rows === '' ? `<p>${typeOf(schema)}</p>` : `<table><tr><th>field</th><th>type</th><th></th></tr>${rows}</table>`;
+  const shape =
+    rows === '' ? `<p>${typeOf(schema)}</p>` : `<table><tr><th>field</th><th>type</th><th></th></tr>${rows}</table>`;
   return `<section id="schema-${escapeHtml(name)}"><h3>${escapeHtml(name)}</h3><p>${prose(textAt(schema, 'description'))}</p>${shape}</section>`;
 }
 
@@ -110,7 +119,9 @@ export function renderDocsPage(document: JsonSchema): string {
   const operations = Object.entries(recordAt(document, 'paths')).flatMap(([path, item]) =>
     Object.entries(asRecord(item)).map(([method, operation]) => operationHtml(path, method, operation)),
   );
-  const schemas = Object.entries(recordAt(recordAt(document, 'components'), 'schemas')).map(([name, schema]) => schemaHtml(name, schema));
+  const schemas = Object.entries(recordAt(recordAt(document, 'components'), 'schemas')).map(([name, schema]) =>
+    schemaHtml(name, schema),
+  );
   const description = textAt(info, 'description')
     .split('\n')
     .filter((line) => line.startsWith('- '))

@@ -7,7 +7,14 @@ import { KEY_MAX } from '../idempotency-key.js';
 import { LIMIT_MAX } from '../schemas/list-query.js';
 import { TASK_LIMITS } from '../../domain/task.js';
 import type { Retcode } from '../wire/errors.js';
-import { buildComponentSchemas, componentRef, oneOrMany, type AnswerName, type JsonSchema, type WriteName } from './components.js';
+import {
+  buildComponentSchemas,
+  componentRef,
+  oneOrMany,
+  type AnswerName,
+  type JsonSchema,
+  type WriteName,
+} from './components.js';
 import { ALWAYS, errorResponses, V1_ALWAYS } from './errors.js';
 
 export const OPENAPI_VERSION = '3.1.0';
@@ -22,7 +29,8 @@ const LIST_PARAMETERS: JsonSchema[] = [
   {
     name: 'cursor',
     in: 'query',
-    description: 'The `cursor` of an earlier answer: the changes since, deleted records included. Not with `updated_after`.',
+    description:
+      'The `cursor` of an earlier answer: the changes since, deleted records included. Not with `updated_after`.',
     schema: { type: 'string' },
   },
   {
@@ -44,14 +52,15 @@ const ID_PARAMETER: JsonSchema = {
   name: 'id',
   in: 'path',
   required: true,
-  description: 'The record\'s id; it may hold `/`, `+` and `=`, percent-encoded or not.',
+  description: "The record's id; it may hold `/`, `+` and `=`, percent-encoded or not.",
   schema: { type: 'string', pattern: TASK_LIMITS.idPattern.source },
 };
 
 const IDEMPOTENCY_KEY: JsonSchema = {
   name: 'Idempotency-Key',
   in: 'header',
-  description: 'Makes the POST safe to retry: a repeat with the same key and body within 24 hours gets the first answer and changes nothing.',
+  description:
+    'Makes the POST safe to retry: a repeat with the same key and body within 24 hours gets the first answer and changes nothing.',
   schema: { type: 'string', minLength: 1, maxLength: KEY_MAX },
 };
 
@@ -73,8 +82,22 @@ interface Resource {
 
 const RESOURCES: readonly Resource[] = [
   { path: 'tasks', kind: 'task', one: 'Task', list: 'TaskList', entries: 'TaskEntries', write: 'TaskWrite' },
-  { path: 'projects', kind: 'project', one: 'Project', list: 'ProjectList', entries: 'ProjectEntries', write: 'ProjectWrite' },
-  { path: 'contexts', kind: 'context', one: 'Context', list: 'ContextList', entries: 'ContextEntries', write: 'ContextWrite' },
+  {
+    path: 'projects',
+    kind: 'project',
+    one: 'Project',
+    list: 'ProjectList',
+    entries: 'ProjectEntries',
+    write: 'ProjectWrite',
+  },
+  {
+    path: 'contexts',
+    kind: 'context',
+    one: 'Context',
+    list: 'ContextList',
+    entries: 'ContextEntries',
+    write: 'ContextWrite',
+  },
 ];
 
 function resourcePaths(resource: Resource): Record<string, JsonSchema> {
@@ -211,8 +234,18 @@ function buildDocument(): JsonSchema {
       schemas: buildComponentSchemas(),
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: '`Authorization: Bearer <token>`.' },
-        oauth: { type: 'apiKey', in: 'header', name: 'Authorization', description: '`Authorization: OAuth <token>`, as Doit.im clients send it.' },
-        accessToken: { type: 'apiKey', in: 'query', name: 'access_token', description: 'Discouraged: for old OAuth2 libraries.' },
+        oauth: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: '`Authorization: OAuth <token>`, as Doit.im clients send it.',
+        },
+        accessToken: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'access_token',
+          description: 'Discouraged: for old OAuth2 libraries.',
+        },
       },
     },
   };

@@ -4,7 +4,8 @@ import { openApiDocument } from './document.js';
 import { renderDocsPage } from './docs-page.js';
 
 /** No script may run on the page, and styles only from its own <style>. */
-const DOCS_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const DOCS_POLICY =
+  "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** `GET /openapi.json` and `GET /docs`, both made once and kept. */
 export function registerOpenApiRoutes(app: FastifyInstance): void {
@@ -16,6 +17,10 @@ export function registerOpenApiRoutes(app: FastifyInstance): void {
   });
   app.get('/docs', async (_request, reply) => {
     page ??= renderDocsPage(openApiDocument());
-    return reply.code(200).header('content-type', 'text/html; charset=utf-8').header('content-security-policy', DOCS_POLICY).send(page);
+    return reply
+      .code(200)
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('content-security-policy', DOCS_POLICY)
+      .send(page);
   });
 }

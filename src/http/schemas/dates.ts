@@ -20,7 +20,8 @@ export const dateField = z.unknown().optional();
  */
 export function readDateField(text: unknown, field: string, zone: string): Micros | null | undefined {
   if (text === undefined || text === null) return text;
-  if (typeof text !== 'string' || text.length > DATE_TEXT_MAX) throw WireError.invalidParameter(field, DATE_TIME_EXPECTED);
+  if (typeof text !== 'string' || text.length > DATE_TEXT_MAX)
+    throw WireError.invalidParameter(field, DATE_TIME_EXPECTED);
   const value = parseDateTime(text, zone);
   if (value === undefined) throw WireError.invalidParameter(field, DATE_TIME_EXPECTED);
   if (!Number.isSafeInteger(value)) throw WireError.invalidParameter(field, 'outside 1684-07-28 to 2255-06-05');

@@ -6,7 +6,8 @@ export const ARRAY_POST_MAX = 1000;
 /** A POST body of one object or an array of them; an error inside the array names its index. */
 export function readOneOrMany<T>(body: unknown, read: (item: unknown) => T): { inputs: T[]; asArray: boolean } {
   if (!Array.isArray(body)) {
-    if (typeof body !== 'object' || body === null) throw WireError.invalidParameter('body', 'expected an object or an array');
+    if (typeof body !== 'object' || body === null)
+      throw WireError.invalidParameter('body', 'expected an object or an array');
     return { inputs: [read(body)], asArray: false };
   }
   if (body.length > ARRAY_POST_MAX) throw WireError.invalidParameter('body', `more than ${ARRAY_POST_MAX} entries`);

@@ -3,8 +3,14 @@
  * zone, read in that form, as a date alone, or as RFC 3339.
  */
 import type { Micros } from '../../domain/time.js';
-import { daysInMonth, instantAtOffset, instantOfWallClock, offsetMinutesAt, wallClockAtOffset, type WallClock } from '../../domain/zone.js';
-
+import {
+  daysInMonth,
+  instantAtOffset,
+  instantOfWallClock,
+  offsetMinutesAt,
+  wallClockAtOffset,
+  type WallClock,
+} from '../../domain/zone.js';
 
 function twoDigits(value: number): string {
   return value < 10 ? `0${value}` : String(value);
@@ -167,7 +173,10 @@ export function parseDateTime(text: string, zone: string): Micros | undefined {
   const date = readDate(text);
   if (date === undefined) return undefined;
   if (text.length === DATE_LENGTH) {
-    return instantOfWallClock({ year: date.year, month: date.month, day: date.day, hour: 0, minute: 0, second: 0 }, zone);
+    return instantOfWallClock(
+      { year: date.year, month: date.month, day: date.day, hour: 0, minute: 0, second: 0 },
+      zone,
+    );
   }
   const separator = text.charAt(DATE_LENGTH);
   const clock = readClock(text, date);

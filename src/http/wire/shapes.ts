@@ -15,7 +15,10 @@ export const DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} [+-]\d{4}$/;
 export const wireDateTime = z
   .string()
   .regex(DATE_TIME)
-  .meta({ description: 'A date-time in the account\'s zone: `YYYY-MM-DD HH:MM:SS +hhmm`.', examples: ['2026-11-21 09:30:00 +0800'] });
+  .meta({
+    description: "A date-time in the account's zone: `YYYY-MM-DD HH:MM:SS +hhmm`.",
+    examples: ['2026-11-21 09:30:00 +0800'],
+  });
 
 /** Every string below arrives HTML-escaped (`&`, `<`, `>`, `'`, `"` as entities), and only those five. */
 const escaped = z.string();
@@ -85,7 +88,7 @@ export const wireSettings = z
     created: wireDateTime,
     updated: wireDateTime,
   })
-  .meta({ description: 'The settings of the token\'s account.' });
+  .meta({ description: "The settings of the token's account." });
 export type WireSettings = z.infer<typeof wireSettings>;
 
 export const wireError = z

@@ -13,7 +13,8 @@ export function expectStringOrNull(raw: unknown, column: string): string | null 
 }
 
 export function expectInteger(raw: unknown, column: string): number {
-  if (typeof raw !== 'number' || !Number.isSafeInteger(raw)) throw new Error(`${column} holds ${String(raw)}, not an integer`);
+  if (typeof raw !== 'number' || !Number.isSafeInteger(raw))
+    throw new Error(`${column} holds ${String(raw)}, not an integer`);
   return raw;
 }
 

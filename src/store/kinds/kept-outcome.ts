@@ -38,7 +38,13 @@ export function decodeOutcome(text: string): WriteOutcome {
   if (typeof parsed !== 'object' || parsed === null) throw new Error('a kept outcome is not an object');
   // Every field is checked below before it is used.
   const { version, kind, zone, many, rows } = parsed as Partial<Record<keyof KeptText, unknown>>;
-  if (version !== 1 || !isSyncKind(kind) || typeof zone !== 'string' || typeof many !== 'boolean' || !Array.isArray(rows)) {
+  if (
+    version !== 1 ||
+    !isSyncKind(kind) ||
+    typeof zone !== 'string' ||
+    typeof many !== 'boolean' ||
+    !Array.isArray(rows)
+  ) {
     throw new Error('a kept outcome has an unknown shape');
   }
   return { kind, zone, many, records: rows.map((row) => recordOf(kind, row)) };

@@ -2,12 +2,22 @@ import type pg from 'pg';
 import {
   DEFAULT_LANGUAGE,
   DEFAULT_WEEK_START,
-  type Account, type NewAccount, type NewToken, type SettingsPatch, type TokenGrant,
+  type Account,
+  type NewAccount,
+  type NewToken,
+  type SettingsPatch,
+  type TokenGrant,
 } from '../../domain/account.js';
 import type { Micros } from '../../domain/time.js';
 // Shared with the SQLite store so both engines start accounts alike (see the shared suite).
 import { UsernameTakenError } from '../../domain/errors.js';
-import { ACCOUNT_COLUMNS, accountFromRow, tokenGrantFromRow, type AccountRow, type TokenGrantRow } from './account-rows.js';
+import {
+  ACCOUNT_COLUMNS,
+  accountFromRow,
+  tokenGrantFromRow,
+  type AccountRow,
+  type TokenGrantRow,
+} from './account-rows.js';
 import { NoSuchAccountError, isUniqueViolation } from './errors.js';
 import { storableText } from './text.js';
 

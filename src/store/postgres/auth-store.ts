@@ -72,7 +72,11 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   async createSession(hash: string, accountId: number, now: Micros): Promise<void> {
-    await this.#count('INSERT INTO sessions (hash, account_id, created, last_seen) VALUES ($1, $2, $3, $3)', [hash, accountId, now]);
+    await this.#count('INSERT INTO sessions (hash, account_id, created, last_seen) VALUES ($1, $2, $3, $3)', [
+      hash,
+      accountId,
+      now,
+    ]);
   }
 
   async findSession(hash: string): Promise<Session | undefined> {
@@ -82,7 +86,11 @@ export class PostgresAuthStore implements AuthStore {
       [hash],
     );
     if (row === undefined) return undefined;
-    return { account: accountFromRow(row), created: numberFromBigint(row.session_created), lastSeen: numberFromBigint(row.last_seen) };
+    return {
+      account: accountFromRow(row),
+      created: numberFromBigint(row.session_created),
+      lastSeen: numberFromBigint(row.last_seen),
+    };
   }
 
   async touchSession(hash: string, now: Micros): Promise<void> {
@@ -100,7 +108,14 @@ export class PostgresAuthStore implements AuthStore {
   async insertClient(client: OAuthClient): Promise<void> {
     await this.#count(
       'INSERT INTO oauth_clients (id, name, secret_hash, redirect_uris, legacy_implicit, created) VALUES ($1, $2, $3, $4, $5, $6)',
-      [client.id, storableText('name', client.name), client.secretHash, JSON.stringify(client.redirectUris), client.legacyImplicit, client.created],
+      [
+        client.id,
+        storableText('name', client.name),
+        client.secretHash,
+        JSON.stringify(client.redirectUris),
+        client.legacyImplicit,
+        client.created,
+      ],
     );
   }
 
@@ -169,7 +184,16 @@ export class PostgresAuthStore implements AuthStore {
     await this.#count(
       `INSERT INTO tokens (hash, account_id, scope, name, created, expires_at, client_id, grant_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [token.hash, token.accountId, token.scope, storableText('name', token.name), now, token.expiresAt, token.clientId, token.grantId],
+      [
+        token.hash,
+        token.accountId,
+        token.scope,
+        storableText('name', token.name),
+        now,
+        token.expiresAt,
+        token.clientId,
+        token.grantId,
+      ],
     );
   }
 
@@ -181,10 +205,13 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   async findRefreshToken(hash: string): Promise<RefreshGrant | undefined> {
-    const [row] = await this.#rows<{ account_id: BigintText; client_id: string; scope: string; grant_id: string; revoked_at: BigintText | null }>(
-      'SELECT account_id, client_id, scope, grant_id, revoked_at FROM refresh_tokens WHERE hash = $1',
-      [hash],
-    );
+    const [row] = await this.#rows<{
+      account_id: BigintText;
+      client_id: string;
+      scope: string;
+      grant_id: string;
+      revoked_at: BigintText | null;
+    }>('SELECT account_id, client_id, scope, grant_id, revoked_at FROM refresh_tokens WHERE hash = $1', [hash]);
     if (row === undefined) return undefined;
     return {
       accountId: numberFromBigint(row.account_id),
@@ -196,7 +223,12 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   async spendRefreshToken(hash: string, now: Micros): Promise<boolean> {
-    return (await this.#count('UPDATE refresh_tokens SET revoked_at = $2 WHERE hash = $1 AND revoked_at IS NULL', [hash, now])) > 0;
+    return (
+      (await this.#count('UPDATE refresh_tokens SET revoked_at = $2 WHERE hash = $1 AND revoked_at IS NULL', [
+        hash,
+        now,
+      ])) > 0
+    );
   }
 
   async revokeGrant(grantId: string, now: Micros): Promise<void> {

@@ -9,7 +9,6 @@ import { Lease } from './lease.js';
 import type { KindTable } from './tables.js';
 import { numberFromBigint, type BigintText } from './values.js';
 
-
 const READ_ACCOUNT_HEAD = 'SELECT rev, purged_rev, purged_updated FROM accounts WHERE id = $1';
 
 interface AccountHeadRow {

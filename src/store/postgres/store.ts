@@ -111,7 +111,9 @@ export class PostgresStore implements Store {
         [accountId],
       );
       const [row] = result.rows;
-      return row === undefined ? undefined : { rev: numberFromBigint(row.rev), purgedRev: numberFromBigint(row.purged_rev) };
+      return row === undefined
+        ? undefined
+        : { rev: numberFromBigint(row.rev), purgedRev: numberFromBigint(row.purged_rev) };
     });
   }
 

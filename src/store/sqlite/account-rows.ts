@@ -13,7 +13,17 @@ export interface AccountRow {
   readonly updated: number;
 }
 
-const ACCOUNT_COLUMN_NAMES = ['id', 'username', 'nickname', 'timezone', 'language', 'week_start', 'disabled', 'created', 'updated'];
+const ACCOUNT_COLUMN_NAMES = [
+  'id',
+  'username',
+  'nickname',
+  'timezone',
+  'language',
+  'week_start',
+  'disabled',
+  'created',
+  'updated',
+];
 
 /** The select list for AccountRow. */
 export const ACCOUNT_COLUMNS = ACCOUNT_COLUMN_NAMES.join(', ');

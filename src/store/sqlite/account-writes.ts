@@ -1,7 +1,10 @@
 import {
   DEFAULT_LANGUAGE,
   DEFAULT_WEEK_START,
-  type Account, type NewAccount, type NewToken, type SettingsPatch,
+  type Account,
+  type NewAccount,
+  type NewToken,
+  type SettingsPatch,
 } from '../../domain/account.js';
 import type { Micros } from '../../domain/time.js';
 import { UsernameTakenError } from '../../domain/errors.js';
@@ -31,8 +34,16 @@ export class AccountWrites {
 
   constructor(db: SqliteDatabase) {
     this.#insertAccount = db.prepare<
-      [username: string, passwordHash: string | null, nickname: string, timezone: string, language: string,
-        weekStart: number, created: number, updated: number],
+      [
+        username: string,
+        passwordHash: string | null,
+        nickname: string,
+        timezone: string,
+        language: string,
+        weekStart: number,
+        created: number,
+        updated: number,
+      ],
       AccountRow
     >(
       `INSERT INTO accounts (username, password_hash, nickname, timezone, language, week_start, created, updated)

@@ -12,7 +12,14 @@ import {
 import type { Micros } from '../../domain/time.js';
 import type { AuthStore, TakenCode, TokenUse } from '../auth-store.js';
 import { ACCOUNT_COLUMNS, ACCOUNT_COLUMNS_OF_A, accountFromRow, type AccountRow } from './account-rows.js';
-import { clientFromRow, codeFromRow, scopeOf, type ClientRow, type CodeRow, type TokenSummaryRow } from './auth-rows.js';
+import {
+  clientFromRow,
+  codeFromRow,
+  scopeOf,
+  type ClientRow,
+  type CodeRow,
+  type TokenSummaryRow,
+} from './auth-rows.js';
 import type { SqliteDatabase } from './connection.js';
 
 /** Runs a job on the write connection, in turn with every other write of this store. */
@@ -66,7 +73,9 @@ export class SqliteAuthStore implements AuthStore {
   findSession(hash: string): Promise<Session | undefined> {
     return this.#run((s) => {
       const row = s.session.get(hash);
-      return row === undefined ? undefined : { account: accountFromRow(row), created: row.session_created, lastSeen: row.last_seen };
+      return row === undefined
+        ? undefined
+        : { account: accountFromRow(row), created: row.session_created, lastSeen: row.last_seen };
     });
   }
 
@@ -134,7 +143,15 @@ export class SqliteAuthStore implements AuthStore {
   insertCode(code: AuthorizationCode): Promise<void> {
     return this.#run(
       (s) =>
-        void s.insertCode.run(code.hash, code.clientId, code.accountId, code.redirectUri, code.scope, code.challenge, code.expiresAt),
+        void s.insertCode.run(
+          code.hash,
+          code.clientId,
+          code.accountId,
+          code.redirectUri,
+          code.scope,
+          code.challenge,
+          code.expiresAt,
+        ),
     );
   }
 
@@ -156,12 +173,23 @@ export class SqliteAuthStore implements AuthStore {
   insertIssuedToken(token: NewIssuedToken, now: Micros): Promise<void> {
     return this.#run(
       (s) =>
-        void s.insertToken.run(token.hash, token.accountId, token.scope, token.name, now, token.expiresAt, token.clientId, token.grantId),
+        void s.insertToken.run(
+          token.hash,
+          token.accountId,
+          token.scope,
+          token.name,
+          now,
+          token.expiresAt,
+          token.clientId,
+          token.grantId,
+        ),
     );
   }
 
   insertRefreshToken(hash: string, grant: Omit<RefreshGrant, 'revoked'>, now: Micros): Promise<void> {
-    return this.#run((s) => void s.insertRefresh.run(hash, grant.accountId, grant.clientId, grant.scope, grant.grantId, now));
+    return this.#run(
+      (s) => void s.insertRefresh.run(hash, grant.accountId, grant.clientId, grant.scope, grant.grantId, now),
+    );
   }
 
   findRefreshToken(hash: string): Promise<RefreshGrant | undefined> {
@@ -205,7 +233,9 @@ export class SqliteAuthStore implements AuthStore {
   revokeTokenById(id: string, now: Micros, accountId?: number): Promise<boolean> {
     return this.#run((s) =>
       this.db.transaction(() => {
-        const hashes = s.hashesWithPrefix.all(id, `${id}g`).filter((row) => accountId === undefined || row.account_id === accountId);
+        const hashes = s.hashesWithPrefix
+          .all(id, `${id}g`)
+          .filter((row) => accountId === undefined || row.account_id === accountId);
         const [only] = hashes;
         // 64 bits of prefix make a clash unheard of; should one occur, revoke nothing rather than two.
         if (only === undefined || hashes.length > 1) return false;
@@ -289,7 +319,9 @@ function prepare(db: SqliteDatabase) {
       `SELECT ${ACCOUNT_COLUMNS}, password_hash FROM accounts WHERE username = ?`,
     ),
     setPassword: db
-      .prepare<[hash: string, username: string], number>('UPDATE accounts SET password_hash = ? WHERE username = ? RETURNING id')
+      .prepare<[hash: string, username: string], number>(
+        'UPDATE accounts SET password_hash = ? WHERE username = ? RETURNING id',
+      )
       .pluck(),
     deleteSessionsOf: db.prepare<[accountId: number]>('DELETE FROM sessions WHERE account_id = ?'),
     accounts: db.prepare<[], AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY username`),
@@ -300,10 +332,14 @@ function prepare(db: SqliteDatabase) {
       `SELECT ${ACCOUNT_COLUMNS_OF_A}, s.created AS session_created, s.last_seen
        FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.hash = ?`,
     ),
-    touchSession: db.prepare<[now: number, hash: string]>('UPDATE sessions SET last_seen = max(last_seen, ?) WHERE hash = ?'),
+    touchSession: db.prepare<[now: number, hash: string]>(
+      'UPDATE sessions SET last_seen = max(last_seen, ?) WHERE hash = ?',
+    ),
     deleteSession: db.prepare<[hash: string]>('DELETE FROM sessions WHERE hash = ?'),
     forgetSessions: db.prepare<[before: number]>('DELETE FROM sessions WHERE last_seen < ?'),
-    insertClient: db.prepare<[id: string, name: string, secretHash: string | null, uris: string, legacy: number, created: number]>(
+    insertClient: db.prepare<
+      [id: string, name: string, secretHash: string | null, uris: string, legacy: number, created: number]
+    >(
       'INSERT INTO oauth_clients (id, name, secret_hash, redirect_uris, legacy_implicit, created) VALUES (?, ?, ?, ?, ?, ?)',
     ),
     client: db.prepare<[id: string], ClientRow>('SELECT * FROM oauth_clients WHERE id = ?'),
@@ -330,7 +366,15 @@ function prepare(db: SqliteDatabase) {
       'DELETE FROM oauth_consents WHERE account_id = ? AND client_id = ?',
     ),
     insertCode: db.prepare<
-      [hash: string, clientId: string, accountId: number, redirectUri: string, scope: string, challenge: string | null, expiresAt: number]
+      [
+        hash: string,
+        clientId: string,
+        accountId: number,
+        redirectUri: string,
+        scope: string,
+        challenge: string | null,
+        expiresAt: number,
+      ]
     >(
       'INSERT INTO oauth_codes (hash, client_id, account_id, redirect_uri, scope, challenge, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
@@ -338,15 +382,23 @@ function prepare(db: SqliteDatabase) {
     useCode: db.prepare<[now: number, hash: string]>('UPDATE oauth_codes SET used_at = ? WHERE hash = ?'),
     forgetCodes: db.prepare<[before: number]>('DELETE FROM oauth_codes WHERE expires_at < ?'),
     insertToken: db.prepare<
-      [hash: string, accountId: number, scope: string, name: string, created: number, expiresAt: number | null,
-        clientId: string | null, grantId: string | null]
+      [
+        hash: string,
+        accountId: number,
+        scope: string,
+        name: string,
+        created: number,
+        expiresAt: number | null,
+        clientId: string | null,
+        grantId: string | null,
+      ]
     >(
       `INSERT INTO tokens (hash, account_id, scope, name, created, expires_at, client_id, grant_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    insertRefresh: db.prepare<[hash: string, accountId: number, clientId: string, scope: string, grantId: string, now: number]>(
-      'INSERT INTO refresh_tokens (hash, account_id, client_id, scope, grant_id, created) VALUES (?, ?, ?, ?, ?, ?)',
-    ),
+    insertRefresh: db.prepare<
+      [hash: string, accountId: number, clientId: string, scope: string, grantId: string, now: number]
+    >('INSERT INTO refresh_tokens (hash, account_id, client_id, scope, grant_id, created) VALUES (?, ?, ?, ?, ?, ?)'),
     refresh: db.prepare<[hash: string], RefreshRow>(
       'SELECT account_id, client_id, scope, grant_id, revoked_at FROM refresh_tokens WHERE hash = ?',
     ),
@@ -370,7 +422,9 @@ function prepare(db: SqliteDatabase) {
     hashesWithPrefix: db.prepare<[from: string, to: string], { hash: string; account_id: number }>(
       'SELECT hash, account_id FROM tokens WHERE hash >= ? AND hash < ?',
     ),
-    revokeToken: db.prepare<[now: number, hash: string]>('UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE hash = ?'),
+    revokeToken: db.prepare<[now: number, hash: string]>(
+      'UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE hash = ?',
+    ),
     revokeByName: db.prepare<[now: number, accountId: number, name: string]>(
       'UPDATE tokens SET revoked_at = ? WHERE account_id = ? AND name = ? AND revoked_at IS NULL',
     ),

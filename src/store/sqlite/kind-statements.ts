@@ -195,15 +195,27 @@ export function prepareLabelReads(db: SqliteDatabase): LabelReads {
 
 /** Every kind's getter on one connection. */
 export function prepareGetters(db: SqliteDatabase): { readonly [K in SyncKind]: RecordGetter<RecordsByKind[K]> } {
-  return { task: prepareGetter(db, 'task'), project: prepareGetter(db, 'project'), context: prepareGetter(db, 'context') };
+  return {
+    task: prepareGetter(db, 'task'),
+    project: prepareGetter(db, 'project'),
+    context: prepareGetter(db, 'context'),
+  };
 }
 
 /** Every kind's lister on one connection. */
 export function prepareListers(db: SqliteDatabase): { readonly [K in SyncKind]: RecordLister<RecordsByKind[K]> } {
-  return { task: prepareLister(db, 'task'), project: prepareLister(db, 'project'), context: prepareLister(db, 'context') };
+  return {
+    task: prepareLister(db, 'task'),
+    project: prepareLister(db, 'project'),
+    context: prepareLister(db, 'context'),
+  };
 }
 
 /** Every kind's writer on the write connection. */
 export function prepareWriters(db: SqliteDatabase): { readonly [K in SyncKind]: RecordWriter<K> } {
-  return { task: prepareWriter(db, 'task'), project: prepareWriter(db, 'project'), context: prepareWriter(db, 'context') };
+  return {
+    task: prepareWriter(db, 'task'),
+    project: prepareWriter(db, 'project'),
+    context: prepareWriter(db, 'context'),
+  };
 }

@@ -2,7 +2,6 @@ import { pendingMigrations, type Migration } from '../schema-version.js';
 import { AUTH_SCHEMA } from './auth-schema.js';
 import type { SqliteDatabase } from './connection.js';
 
-
 /*
  * Times are integer microseconds since the epoch (Micros); booleans are 0/1; text is stored as
  * received. Every table and index of account data leads with account_id, so one account's rows
@@ -152,12 +151,7 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 export function applyMigrations(db: SqliteDatabase, now: number): readonly number[] {
   const migrate = db.transaction((): number[] => {
     db.exec(CREATE_MIGRATIONS_TABLE);
-    const applied = new Set(
-      db
-        .prepare<[], number>('SELECT version FROM schema_migrations')
-        .pluck()
-        .all(),
-    );
+    const applied = new Set(db.prepare<[], number>('SELECT version FROM schema_migrations').pluck().all());
     const record = db.prepare<[number, string, number]>(
       'INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, ?)',
     );

@@ -8,7 +8,6 @@ import type { AccountListHeadRow } from './account-rows.js';
 import { openReadConnection, type SqliteDatabase } from './connection.js';
 import { NO_LIMIT, prepareLister, prepareListers, type RecordLister } from './kind-statements.js';
 
-
 /**
  * Opens list snapshots. An answer that fits in one batch is read at once on the shared read
  * connection; a larger one gets a read-only connection of its own whose read transaction holds

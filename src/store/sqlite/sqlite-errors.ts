@@ -10,5 +10,7 @@ export function isUniqueViolation(error: unknown): boolean {
 
 /** Another process held the database lock for longer than the busy timeout. */
 export function isBusy(error: unknown): boolean {
-  return error instanceof Database.SqliteError && (error.code === 'SQLITE_BUSY' || error.code.startsWith('SQLITE_BUSY_'));
+  return (
+    error instanceof Database.SqliteError && (error.code === 'SQLITE_BUSY' || error.code.startsWith('SQLITE_BUSY_'))
+  );
 }

@@ -174,7 +174,13 @@ export class SqliteStore implements Store {
       const writes = this.#writes();
       const head = writes.accounts.head(accountId);
       if (head === undefined) throw new Error(`no account with id ${accountId}`);
-      const tx = new SqliteWriteTx(writes.records, writes.kept, accountId, { rev: head.rev, updated: head.last_updated }, this.#now);
+      const tx = new SqliteWriteTx(
+        writes.records,
+        writes.kept,
+        accountId,
+        { rev: head.rev, updated: head.last_updated },
+        this.#now,
+      );
       try {
         const result = await work(tx);
         const last = tx.end();

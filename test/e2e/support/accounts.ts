@@ -27,7 +27,11 @@ const migratedDatabases = new Set<string>();
  * database): only serve and migrate make one, the other admin commands refuse to.
  */
 export async function prepareStore(store: StoreArgs): Promise<void> {
-  if (store.databaseUrl === undefined ? existsSync(path.join(store.dataDir, SQLITE_FILE_NAME)) : migratedDatabases.has(store.databaseUrl)) {
+  if (
+    store.databaseUrl === undefined
+      ? existsSync(path.join(store.dataDir, SQLITE_FILE_NAME))
+      : migratedDatabases.has(store.databaseUrl)
+  ) {
     return;
   }
   const result = await runCli(['migrate', ...storeFlags(store)]);
@@ -47,7 +51,8 @@ export async function createToken(store: StoreArgs, username: string, extra: rea
   const result = await runCli(['token', 'create', username, ...extra, ...storeFlags(store)]);
   expect(result.code, result.stderr).toBe(0);
   const token = TOKEN_OUTPUT.exec(result.stdout)?.[1];
-  if (token === undefined) throw new Error(`token create printed more or less than a token: ${JSON.stringify(result.stdout)}`);
+  if (token === undefined)
+    throw new Error(`token create printed more or less than a token: ${JSON.stringify(result.stdout)}`);
   return token;
 }
 

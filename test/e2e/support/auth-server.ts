@@ -26,7 +26,9 @@ export function serveOn(store: StoreArgs, args: readonly string[] = []): Promise
 
 /** `user add <name> --password-stdin`, which must succeed. */
 export async function addUserWithPassword(store: StoreArgs, username: string, password: string): Promise<void> {
-  const result = await runCli(['user', 'add', username, '--password-stdin', ...storeFlags(store)], { stdin: `${password}\n` });
+  const result = await runCli(['user', 'add', username, '--password-stdin', ...storeFlags(store)], {
+    stdin: `${password}\n`,
+  });
   expect(result.code, result.stderr).toBe(0);
 }
 
@@ -38,7 +40,12 @@ export async function addClient(
   flags: readonly string[] = [],
 ): Promise<{ id: string; secret: string | undefined }> {
   const result = await runCli([
-    'client', 'add', name, ...redirectUris.flatMap((uri) => ['--redirect-uri', uri]), ...flags, ...storeFlags(store),
+    'client',
+    'add',
+    name,
+    ...redirectUris.flatMap((uri) => ['--redirect-uri', uri]),
+    ...flags,
+    ...storeFlags(store),
   ]);
   expect(result.code, result.stderr).toBe(0);
   const [id = '', secret] = result.stdout.trim().split('\n');

@@ -44,7 +44,11 @@ export interface PendingRequest {
 export function startRequest(origin: string, options: RequestOptions): PendingRequest {
   const url = new URL(options.path, origin);
   const body =
-    options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    options.body === undefined
+      ? undefined
+      : typeof options.body === 'string'
+        ? options.body
+        : JSON.stringify(options.body);
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (body !== undefined) {
     headers['content-type'] ??= 'application/json';

@@ -165,8 +165,10 @@ export async function runNode(args: readonly string[], options: CliOptions = {})
   const exit = await exitOf(child);
   clearTimeout(timer);
   // 'exit' may come before the pipes are drained; 'close' says they are.
-  if (child.stdout !== null && !child.stdout.closed) await new Promise((resolve) => child.stdout?.once('close', resolve));
-  if (child.stderr !== null && !child.stderr.closed) await new Promise((resolve) => child.stderr?.once('close', resolve));
+  if (child.stdout !== null && !child.stdout.closed)
+    await new Promise((resolve) => child.stdout?.once('close', resolve));
+  if (child.stderr !== null && !child.stderr.closed)
+    await new Promise((resolve) => child.stderr?.once('close', resolve));
   if (exit.signal === 'SIGKILL') throw new Error(`node ${args.join(' ')} took over ${timeoutMs} ms\n${stderr}`);
   return { ...exit, stdout, stderr };
 }

@@ -61,11 +61,19 @@ export class WebSession {
 
   async get(path: string, headers: Readonly<Record<string, string>> = {}): Promise<HttpResponse> {
     return this.#keep(
-      await request(this.origin, { path, headers: { ...this.cookieHeader(), ...headers }, ...(this.ca === undefined ? {} : { ca: this.ca }) }),
+      await request(this.origin, {
+        path,
+        headers: { ...this.cookieHeader(), ...headers },
+        ...(this.ca === undefined ? {} : { ca: this.ca }),
+      }),
     );
   }
 
-  async post(path: string, fields: Readonly<Record<string, string>>, headers: Readonly<Record<string, string>> = {}): Promise<HttpResponse> {
+  async post(
+    path: string,
+    fields: Readonly<Record<string, string>>,
+    headers: Readonly<Record<string, string>> = {},
+  ): Promise<HttpResponse> {
     return this.#keep(
       await request(this.origin, {
         method: 'POST',

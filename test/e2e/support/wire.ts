@@ -1,6 +1,14 @@
 import { expect } from 'vitest';
 import type { z } from 'zod';
-import { DATE_TIME, entriesOf, taskList, wireError, wireSettings, wireTask, type WireTask } from '../../support/wire-shapes.js';
+import {
+  DATE_TIME,
+  entriesOf,
+  taskList,
+  wireError,
+  wireSettings,
+  wireTask,
+  type WireTask,
+} from '../../support/wire-shapes.js';
 import { jsonOf, type HttpResponse } from './http.js';
 
 /** The answers' shapes, the same the in-process suite checks. */

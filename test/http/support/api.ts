@@ -26,7 +26,20 @@ export {
   type WireSettings,
   type WireTask,
 } from '../../support/wire-shapes.js';
-import { entriesOf, taskList, wireContext, wireError, wireProject, wireSettings, wireTask, type TaskList, type WireContext, type WireProject, type WireSettings, type WireTask } from '../../support/wire-shapes.js';
+import {
+  entriesOf,
+  taskList,
+  wireContext,
+  wireError,
+  wireProject,
+  wireSettings,
+  wireTask,
+  type TaskList,
+  type WireContext,
+  type WireProject,
+  type WireSettings,
+  type WireTask,
+} from '../../support/wire-shapes.js';
 
 export const JSON_UTF8 = 'application/json; charset=utf-8';
 

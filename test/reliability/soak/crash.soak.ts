@@ -12,13 +12,17 @@ describe('soak: crash safety', () => {
     await cleanUpProcesses();
   });
 
-  it(`survives ${KILLS} kills with every answered write, an intact file and continuing cursors`, { timeout: 60 * 60_000 }, async () => {
-    const seed = runSeed();
-    const figures = await runCrashCycles({ kills: KILLS, seed, taskCap: 3000 });
-    const { anomalies, ...counts } = figures;
-    reportFigures('soak crash safety', { seed, ...counts, anomalies: anomalies.length });
-    expect(anomalies.slice(0, 20), `seed ${seed}`).toEqual([]);
-    expect(figures.kills).toBe(KILLS);
-    expect(figures.writesChecked).toBe(figures.answeredWrites);
-  });
+  it(
+    `survives ${KILLS} kills with every answered write, an intact file and continuing cursors`,
+    { timeout: 60 * 60_000 },
+    async () => {
+      const seed = runSeed();
+      const figures = await runCrashCycles({ kills: KILLS, seed, taskCap: 3000 });
+      const { anomalies, ...counts } = figures;
+      reportFigures('soak crash safety', { seed, ...counts, anomalies: anomalies.length });
+      expect(anomalies.slice(0, 20), `seed ${seed}`).toEqual([]);
+      expect(figures.kills).toBe(KILLS);
+      expect(figures.writesChecked).toBe(figures.answeredWrites);
+    },
+  );
 });

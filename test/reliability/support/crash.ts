@@ -157,7 +157,12 @@ function positionOf(cursor: string): number {
  * The body of one task write: a new id, or the id of a task whose write was answered (so a new
  * id is written by one request only), with a title that names this attempt.
  */
-function taskWrite(account: AccountState, cycle: Cycle, random: Random, wantNew: boolean): { body: Record<string, unknown>; fresh: boolean } {
+function taskWrite(
+  account: AccountState,
+  cycle: Cycle,
+  random: Random,
+  wantNew: boolean,
+): { body: Record<string, unknown>; fresh: boolean } {
   cycle.serial += 1;
   const known = [...account.answered.keys()];
   const fresh = wantNew || known.length === 0;
@@ -184,7 +189,8 @@ function titleOf(body: Record<string, unknown>): { id: string; title: string } {
 /** Takes an answered entry into the account's knowledge; a rev seen before is an anomaly. */
 function learnAnswer(account: AccountState, entry: WireTask, anomalies: string[]): void {
   const earlier = account.revs.get(entry.rev);
-  if (earlier !== undefined) anomalies.push(`${account.name}: rev ${entry.rev} answered twice (${earlier}, ${entry.id})`);
+  if (earlier !== undefined)
+    anomalies.push(`${account.name}: rev ${entry.rev} answered twice (${earlier}, ${entry.id})`);
   account.revs.set(entry.rev, entry.id);
   const current = account.answered.get(entry.id);
   if (current === undefined || current.rev < entry.rev) account.answered.set(entry.id, entry);
@@ -221,7 +227,12 @@ async function writer(
     }
     let response: HttpResponse;
     try {
-      response = await client.request({ path: '/v1/tasks', headers: oauth(account.token), body: asArray ? bodies : bodies[0], timeoutMs: 15_000 });
+      response = await client.request({
+        path: '/v1/tasks',
+        headers: oauth(account.token),
+        body: asArray ? bodies : bodies[0],
+        timeoutMs: 15_000,
+      });
     } catch (error) {
       if (!isTransportFailure(error)) throw error;
       // Cut off by the kill: these writes may or may not have committed; they stay pending.
@@ -255,7 +266,12 @@ async function writer(
 }
 
 /** A sync client: lists from its cursor again and again, keeping its replica. */
-async function syncer(account: AccountState, client: KeepAliveClient, cycle: Cycle, figures: CrashFigures): Promise<void> {
+async function syncer(
+  account: AccountState,
+  client: KeepAliveClient,
+  cycle: Cycle,
+  figures: CrashFigures,
+): Promise<void> {
   while (!cycle.stopped) {
     const from = account.cursor;
     let response: HttpResponse;
@@ -282,7 +298,8 @@ async function syncer(account: AccountState, client: KeepAliveClient, cycle: Cyc
     const after = positionOf(from);
     let previous = after;
     for (const entry of list.entries) {
-      if (entry.rev <= previous) figures.anomalies.push(`${account.name}: sync from ${after} gave rev ${entry.rev} after ${previous}`);
+      if (entry.rev <= previous)
+        figures.anomalies.push(`${account.name}: sync from ${after} gave rev ${entry.rev} after ${previous}`);
       previous = entry.rev;
       account.replica.set(entry.id, entry);
     }
@@ -354,13 +371,18 @@ async function verifyAfterRestart(
       const fromPending = found !== undefined && pending.has(found.title);
       if (answer !== undefined) {
         figures.recordsCompared += 1;
-        if (found === undefined) anomalies.push(`${account.name}: answered task ${id} (${describeTask(answer)}) is gone`);
+        if (found === undefined)
+          anomalies.push(`${account.name}: answered task ${id} (${describeTask(answer)}) is gone`);
         else if (found.rev === answer.rev) {
           if (!isDeepStrictEqual(found, answer)) {
-            anomalies.push(`${account.name}: task ${id} differs from its answer: ${JSON.stringify(found)} vs ${JSON.stringify(answer)}`);
+            anomalies.push(
+              `${account.name}: task ${id} differs from its answer: ${JSON.stringify(found)} vs ${JSON.stringify(answer)}`,
+            );
           }
         } else if (!(found.rev > answer.rev && fromPending)) {
-          anomalies.push(`${account.name}: task ${id} answered as ${describeTask(answer)}, stored as ${describeTask(found)}`);
+          anomalies.push(
+            `${account.name}: task ${id} answered as ${describeTask(answer)}, stored as ${describeTask(found)}`,
+          );
         }
       } else if (found !== undefined && !fromPending) {
         anomalies.push(`${account.name}: task ${id} stored (${describeTask(found)}) though no write of it is known`);
@@ -377,7 +399,9 @@ async function verifyAfterRestart(
       const committed = ids.filter((id) => stored.has(id)).length;
       figures.cutArraysChecked += 1;
       if (committed !== 0 && committed !== ids.length) {
-        anomalies.push(`${account.name}: an array POST cut by the kill left ${committed} of its ${ids.length} new tasks`);
+        anomalies.push(
+          `${account.name}: an array POST cut by the kill left ${committed} of its ${ids.length} new tasks`,
+        );
       }
     }
     account.cutArrays = [];
@@ -394,7 +418,9 @@ async function verifyAfterRestart(
       if (!isDeepStrictEqual(continued.entries, expected)) {
         const got = continued.entries.map((task) => task.rev).join(',');
         const want = expected.map((task) => task.rev).join(',');
-        anomalies.push(`${account.name}: cursor ${cursor} continued with revs [${got}], the store has [${want}] after it`);
+        anomalies.push(
+          `${account.name}: cursor ${cursor} continued with revs [${got}], the store has [${want}] after it`,
+        );
       }
       for (const task of account.answered.values()) {
         if (task.rev > position && !continued.entries.some((entry) => entry.id === task.id && entry.rev >= task.rev)) {
@@ -411,8 +437,13 @@ async function verifyAfterRestart(
     if (account.oldCursors.length > 20) account.oldCursors.shift();
 
     // A client that only ever synced incrementally, across every kill so far, holds the store.
-    if (account.replica.size !== stored.size || [...stored].some(([id, task]) => !isDeepStrictEqual(account.replica.get(id), task))) {
-      anomalies.push(`${account.name}: the sync replica (${account.replica.size} tasks) differs from the store (${stored.size})`);
+    if (
+      account.replica.size !== stored.size ||
+      [...stored].some(([id, task]) => !isDeepStrictEqual(account.replica.get(id), task))
+    ) {
+      anomalies.push(
+        `${account.name}: the sync replica (${account.replica.size} tasks) differs from the store (${stored.size})`,
+      );
     }
   } finally {
     client.close();

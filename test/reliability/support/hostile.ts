@@ -24,8 +24,19 @@ export interface HostileRequest {
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 
-function post(family: string, body: Buffer | string, headers: Readonly<Record<string, string>> = JSON_TYPE): HostileRequest {
-  return { family, method: 'POST', url: '/v1/tasks', headers, body: Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'), mustFail: true };
+function post(
+  family: string,
+  body: Buffer | string,
+  headers: Readonly<Record<string, string>> = JSON_TYPE,
+): HostileRequest {
+  return {
+    family,
+    method: 'POST',
+    url: '/v1/tasks',
+    headers,
+    body: Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'),
+    mustFail: true,
+  };
 }
 
 function isJsonText(bytes: Buffer): boolean {
@@ -39,7 +50,9 @@ function isJsonText(bytes: Buffer): boolean {
 
 /** A task the service would store, so that a refused request is refused for the part made hostile. */
 const validTask = fc.record({
-  title: fc.string({ minLength: 1, maxLength: 40 }).filter((title) => !title.includes('\0') && title.trim() === title && title !== ''),
+  title: fc
+    .string({ minLength: 1, maxLength: 40 })
+    .filter((title) => !title.includes('\0') && title.trim() === title && title !== ''),
   notes: fc.string({ maxLength: 100 }).filter((notes) => !notes.includes('\0')),
   priority: fc.integer({ min: 0, max: 3 }),
   tags: fc.array(fc.constantFrom('a', 'b', 'home', 'work'), { maxLength: 3 }),
@@ -54,9 +67,25 @@ const brokenJson: fc.Arbitrary<HostileRequest> = fc
       const text = JSON.stringify(task);
       return Buffer.from(text.slice(0, cut % text.length), 'utf8');
     }),
-    fc.constantFrom('', ' ', '\n', '\t\r\n', '{', '}', '[', '{"title":', '{"title":"a",}', "{'title':'a'}", '{title:"a"}', 'NaN', 'undefined', '{"title":"a"}}', '[{"title":"a"},]').map((text) =>
-      Buffer.from(text, 'utf8'),
-    ),
+    fc
+      .constantFrom(
+        '',
+        ' ',
+        '\n',
+        '\t\r\n',
+        '{',
+        '}',
+        '[',
+        '{"title":',
+        '{"title":"a",}',
+        "{'title':'a'}",
+        '{title:"a"}',
+        'NaN',
+        'undefined',
+        '{"title":"a"}}',
+        '[{"title":"a"},]',
+      )
+      .map((text) => Buffer.from(text, 'utf8')),
   )
   .filter((bytes) => !isJsonText(bytes))
   .map((bytes) => post('broken JSON', bytes));
@@ -100,7 +129,13 @@ const notAString = fc.oneof(
   fc.array(fc.string({ maxLength: 5 }), { minLength: 1, maxLength: 3 }),
 );
 
-const notABoolean = fc.oneof(fc.integer(), fc.string({ maxLength: 5 }), fc.constant({}), fc.constant([true]), fc.constantFrom('true', 'false', 0, 1));
+const notABoolean = fc.oneof(
+  fc.integer(),
+  fc.string({ maxLength: 5 }),
+  fc.constant({}),
+  fc.constant([true]),
+  fc.constantFrom('true', 'false', 0, 1),
+);
 
 /** Date texts no reader of dates accepts: wrong forms, impossible days, times and offsets. */
 export const malformedDate: fc.Arbitrary<string> = fc.oneof(
@@ -145,7 +180,17 @@ export const malformedDate: fc.Arbitrary<string> = fc.oneof(
       hour: fc.integer({ min: 0, max: 99 }),
       offset: fc.integer({ min: -9999, max: 9999 }),
     })
-    .filter(({ year, month, day, hour, offset }) => year > 9999 || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || Math.abs(offset % 100) > 59 || Math.abs(offset) > 2359)
+    .filter(
+      ({ year, month, day, hour, offset }) =>
+        year > 9999 ||
+        month < 1 ||
+        month > 12 ||
+        day < 1 ||
+        day > 31 ||
+        hour > 23 ||
+        Math.abs(offset % 100) > 59 ||
+        Math.abs(offset) > 2359,
+    )
     .map(
       ({ year, month, day, hour, offset }) =>
         `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')} ` +
@@ -158,10 +203,24 @@ export const malformedDate: fc.Arbitrary<string> = fc.oneof(
  * 1684-07-28 to 2255-06-05 (a query's `updated_after` may name any of them).
  */
 const unstorableDate: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('0001-01-01', '1000-01-01 00:00:00 +0000', '1684-01-01', '2256-01-01', '9999-12-31 23:59:59 +0000', '9999-12-31T23:59:59Z'),
-  fc.tuple(fc.oneof(fc.integer({ min: 1, max: 1683 }), fc.integer({ min: 2256, max: 9999 })), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 28 })).map(
-    ([year, month, day]) => `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`,
+  fc.constantFrom(
+    '0001-01-01',
+    '1000-01-01 00:00:00 +0000',
+    '1684-01-01',
+    '2256-01-01',
+    '9999-12-31 23:59:59 +0000',
+    '9999-12-31T23:59:59Z',
   ),
+  fc
+    .tuple(
+      fc.oneof(fc.integer({ min: 1, max: 1683 }), fc.integer({ min: 2256, max: 9999 })),
+      fc.integer({ min: 1, max: 12 }),
+      fc.integer({ min: 1, max: 28 }),
+    )
+    .map(
+      ([year, month, day]) =>
+        `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`,
+    ),
 );
 
 /** Date texts a stored date-time field must refuse. */
@@ -171,14 +230,26 @@ const DATE_FIELDS = ['start_at', 'end_at', 'completed', 'trashed', 'deleted'] as
 
 /** One field of a task made wrong: its type, its range, its length, its form. */
 const wrongField: fc.Arbitrary<readonly [string, unknown]> = fc.oneof(
-  fc.tuple(fc.constant('id'), fc.oneof(notAString, fc.constantFrom('', 'a b', 'ü', 'a#b', 'x'.repeat(65), 'a?b', 'a\u0000'))),
-  fc.tuple(fc.constant('title'), fc.oneof(notAString, fc.constantFrom(null, '', 'x'.repeat(1001), 'a\u0000b', '\ud800'))),
+  fc.tuple(
+    fc.constant('id'),
+    fc.oneof(notAString, fc.constantFrom('', 'a b', 'ü', 'a#b', 'x'.repeat(65), 'a?b', 'a\u0000')),
+  ),
+  fc.tuple(
+    fc.constant('title'),
+    fc.oneof(notAString, fc.constantFrom(null, '', 'x'.repeat(1001), 'a\u0000b', '\ud800')),
+  ),
   fc.tuple(fc.constant('notes'), fc.oneof(notAString, fc.constantFrom('x'.repeat(100_001), '\u0000', 'a\udfff'))),
-  fc.tuple(fc.constant('attribute'), fc.oneof(notAString, fc.constantFrom(null, '', 'INBOX', 'done', 'plan', 'inbox '))),
+  fc.tuple(
+    fc.constant('attribute'),
+    fc.oneof(notAString, fc.constantFrom(null, '', 'INBOX', 'done', 'plan', 'inbox ')),
+  ),
   fc.tuple(fc.constant('all_day'), notABoolean),
   fc.tuple(fc.constantFrom(...DATE_FIELDS), fc.oneof(notAString, absurdDate)),
   fc.tuple(fc.constantFrom('project', 'context'), fc.oneof(notAString, fc.constant('p'.repeat(201)))),
-  fc.tuple(fc.constantFrom('project_id', 'context_id'), fc.oneof(notAString, fc.constantFrom('no-such-label', 'x'.repeat(65)))),
+  fc.tuple(
+    fc.constantFrom('project_id', 'context_id'),
+    fc.oneof(notAString, fc.constantFrom('no-such-label', 'x'.repeat(65))),
+  ),
   fc.tuple(
     fc.constant('tags'),
     fc.oneof(
@@ -192,19 +263,41 @@ const wrongField: fc.Arbitrary<readonly [string, unknown]> = fc.oneof(
       fc.constant([null]),
     ),
   ),
-  fc.tuple(fc.constant('priority'), fc.oneof(fc.constantFrom(-1, 4, 1.5, 1e9, -0.5, '1', null, true, [1], {}), fc.integer({ min: 4 }), fc.integer({ max: -1 }))),
-  fc.tuple(fc.constant('repeater'), fc.oneof(notAString, fc.constantFrom('FREQ=SOMETIMES', 'FREQ=WEEKLY;BYDAY=XX', 'hello', 'FREQ=DAILY;INTERVAL=-1', 'r'.repeat(1001)))),
+  fc.tuple(
+    fc.constant('priority'),
+    fc.oneof(
+      fc.constantFrom(-1, 4, 1.5, 1e9, -0.5, '1', null, true, [1], {}),
+      fc.integer({ min: 4 }),
+      fc.integer({ max: -1 }),
+    ),
+  ),
+  fc.tuple(
+    fc.constant('repeater'),
+    fc.oneof(
+      notAString,
+      fc.constantFrom('FREQ=SOMETIMES', 'FREQ=WEEKLY;BYDAY=XX', 'hello', 'FREQ=DAILY;INTERVAL=-1', 'r'.repeat(1001)),
+    ),
+  ),
   fc.tuple(fc.constant('if_rev'), fc.oneof(fc.constantFrom(-1, 1.5, '1', true, [], {}), fc.integer({ max: -1 }))),
 );
 
 /** Bodies with one wrong field: a new task, or a change of one of the victim's tasks; one or in an array. */
 export function wrongTypes(victimIds: readonly string[]): fc.Arbitrary<HostileRequest> {
   return fc
-    .tuple(wrongField, validTask, fc.option(fc.constantFrom(...victimIds), { nil: undefined }), fc.integer({ min: 0, max: 5 }), fc.nat())
+    .tuple(
+      wrongField,
+      validTask,
+      fc.option(fc.constantFrom(...victimIds), { nil: undefined }),
+      fc.integer({ min: 0, max: 5 }),
+      fc.nat(),
+    )
     .map(([[field, value], task, victimId, others, position]) => {
       const base: Record<string, unknown> = victimId === undefined ? { ...task } : { id: victimId };
       // `plan` is refused only without a start_at, and some of the victim's tasks have one.
-      const bad = { ...base, [field]: field === 'attribute' && value === 'plan' && victimId !== undefined ? 'Plan' : value };
+      const bad = {
+        ...base,
+        [field]: field === 'attribute' && value === 'plan' && victimId !== undefined ? 'Plan' : value,
+      };
       if (others === 0) return post(`wrong ${field}`, JSON.stringify(bad));
       // The rest of the array is valid, new tasks: the bad one must refuse all of them.
       const items: unknown[] = Array.from({ length: others }, (_unused, index) => ({ title: `fine ${index}` }));
@@ -236,7 +329,16 @@ const hugeStrings: fc.Arbitrary<HostileRequest> = fc
   });
 
 /** Byte sequences no UTF-8 decoder accepts: overlong forms, surrogates, stray and cut-off bytes. */
-const INVALID_UTF8 = [[0xc0, 0x80], [0xed, 0xa0, 0x80], [0xff], [0xfe], [0x80], [0xe2, 0x82], [0xf5, 0x80, 0x80, 0x80], [0xf0, 0x9f, 0x98]];
+const INVALID_UTF8 = [
+  [0xc0, 0x80],
+  [0xed, 0xa0, 0x80],
+  [0xff],
+  [0xfe],
+  [0x80],
+  [0xe2, 0x82],
+  [0xf5, 0x80, 0x80, 0x80],
+  [0xf0, 0x9f, 0x98],
+];
 
 const invalidUtf8: fc.Arbitrary<HostileRequest> = fc
   .tuple(fc.constantFrom(...INVALID_UTF8), fc.string({ maxLength: 20 }), fc.string({ maxLength: 20 }), fc.boolean())
@@ -244,13 +346,21 @@ const invalidUtf8: fc.Arbitrary<HostileRequest> = fc
     const parts = inKey ? ['{"title":"t","', '":1}'] : ['{"title":"', '"}'];
     return post(
       'invalid UTF-8',
-      Buffer.concat([Buffer.from(parts[0] + JSON.stringify(before).slice(1, -1)), Buffer.from(bad), Buffer.from(JSON.stringify(after).slice(1, -1) + parts[1])]),
+      Buffer.concat([
+        Buffer.from(parts[0] + JSON.stringify(before).slice(1, -1)),
+        Buffer.from(bad),
+        Buffer.from(JSON.stringify(after).slice(1, -1) + parts[1]),
+      ]),
     );
   });
 
 /** `__proto__`, `constructor`, `prototype` as keys, at the top and nested, in bodies refused for another field. */
 const protoKeys: fc.Arbitrary<HostileRequest> = fc
-  .tuple(fc.constantFrom('__proto__', 'constructor', 'prototype'), fc.integer({ min: 0, max: 3 }), fc.constantFrom('"title":""', '"priority":9', '"tags":"x"'))
+  .tuple(
+    fc.constantFrom('__proto__', 'constructor', 'prototype'),
+    fc.integer({ min: 0, max: 3 }),
+    fc.constantFrom('"title":""', '"priority":9', '"tags":"x"'),
+  )
   .map(([key, shape, refusal]) => {
     const polluting = `{"polluted":"yes","title":"from ${key}","isAdmin":true,"prototype":{"polluted":"yes"}}`;
     const texts = [
@@ -263,10 +373,16 @@ const protoKeys: fc.Arbitrary<HostileRequest> = fc
   });
 
 const absurdDates: fc.Arbitrary<HostileRequest> = fc.oneof(
-  fc.tuple(fc.constantFrom(...DATE_FIELDS), absurdDate).map(([field, date]) => post(`absurd ${field}`, JSON.stringify({ title: 't', [field]: date }))),
-  malformedDate.map(
-    (date): HostileRequest => ({ family: 'absurd updated_after', method: 'GET', url: `/v1/tasks?updated_after=${encodeURIComponent(date)}`, headers: {}, mustFail: true }),
-  ),
+  fc
+    .tuple(fc.constantFrom(...DATE_FIELDS), absurdDate)
+    .map(([field, date]) => post(`absurd ${field}`, JSON.stringify({ title: 't', [field]: date }))),
+  malformedDate.map((date): HostileRequest => ({
+    family: 'absurd updated_after',
+    method: 'GET',
+    url: `/v1/tasks?updated_after=${encodeURIComponent(date)}`,
+    headers: {},
+    mustFail: true,
+  })),
 );
 
 const QUERY_NAMES = ['limit', 'cursor', 'updated_after', 'access_token'] as const;
@@ -274,17 +390,58 @@ const QUERY_NAMES = ['limit', 'cursor', 'updated_after', 'access_token'] as cons
 /** Query strings: known and unknown names, repeated, empty, oddly encoded; it says when it must fail. */
 export function queries(token: string): fc.Arbitrary<HostileRequest> {
   const value = fc.oneof(
-    fc.constantFrom('1', '10', '0', '-1', '10001', '1e3', '', 'c1.0', 'c1.zz', 'c2.1', 'cursor', '2026-01-01', '%zz', '%00', '%', '+', 'a%20b', 'x'.repeat(5000)),
+    fc.constantFrom(
+      '1',
+      '10',
+      '0',
+      '-1',
+      '10001',
+      '1e3',
+      '',
+      'c1.0',
+      'c1.zz',
+      'c2.1',
+      'cursor',
+      '2026-01-01',
+      '%zz',
+      '%00',
+      '%',
+      '+',
+      'a%20b',
+      'x'.repeat(5000),
+    ),
     fc.string({ maxLength: 30 }).map(encodeURIComponent),
   );
   const name = fc.oneof(
-    fc.constantFrom(...QUERY_NAMES, 'LIMIT', 'limit[]', 'cursor ', '', 'sort', 'fields', '__proto__', 'constructor', 'toString'),
+    fc.constantFrom(
+      ...QUERY_NAMES,
+      'LIMIT',
+      'limit[]',
+      'cursor ',
+      '',
+      'sort',
+      'fields',
+      '__proto__',
+      'constructor',
+      'toString',
+    ),
     fc.string({ minLength: 1, maxLength: 10 }).map(encodeURIComponent),
   );
   return fc
-    .tuple(fc.array(fc.tuple(name, fc.option(value, { nil: undefined })), { maxLength: 6 }), fc.constantFrom('/v1/tasks', '/v1/projects', '/v1/contexts', '/v1/tasks/'))
+    .tuple(
+      fc.array(fc.tuple(name, fc.option(value, { nil: undefined })), { maxLength: 6 }),
+      fc.constantFrom('/v1/tasks', '/v1/projects', '/v1/contexts', '/v1/tasks/'),
+    )
     .map(([pairs, path]) => {
-      const query = pairs.map(([key, given]) => (key === 'access_token' && given !== undefined ? `access_token=${token}` : given === undefined ? key : `${key}=${given}`)).join('&');
+      const query = pairs
+        .map(([key, given]) =>
+          key === 'access_token' && given !== undefined
+            ? `access_token=${token}`
+            : given === undefined
+              ? key
+              : `${key}=${given}`,
+        )
+        .join('&');
       const names = new URLSearchParams(query);
       const seen = new Set<string>();
       let mustFail = false;
@@ -293,13 +450,24 @@ export function queries(token: string): fc.Arbitrary<HostileRequest> {
         seen.add(key);
       }
       if (seen.has('cursor') && seen.has('updated_after')) mustFail = true;
-      return { family: 'query string', method: 'GET', url: query === '' ? path : `${path}?${query}`, headers: {}, mustFail };
+      return {
+        family: 'query string',
+        method: 'GET',
+        url: query === '' ? path : `${path}?${query}`,
+        headers: {},
+        mustFail,
+      };
     });
 }
 
 /** Bodies declared gzip that are not, or not whole, or of an encoding the service does not take. */
 const brokenGzip: fc.Arbitrary<HostileRequest> = fc
-  .tuple(fc.integer({ min: 0, max: 5 }), fc.uint8Array({ minLength: 1, maxLength: 200 }), fc.nat(), fc.constantFrom('gzip', 'x-gzip', 'GZIP', ' gzip '))
+  .tuple(
+    fc.integer({ min: 0, max: 5 }),
+    fc.uint8Array({ minLength: 1, maxLength: 200 }),
+    fc.nat(),
+    fc.constantFrom('gzip', 'x-gzip', 'GZIP', ' gzip '),
+  )
   .map(([shape, bytes, cut, encoding]) => {
     // The JSON inside is refused too (title ""), so no way of reading the body could store it.
     const inner = gzipSync(Buffer.from('{"title":""}'));
@@ -312,7 +480,11 @@ const brokenGzip: fc.Arbitrary<HostileRequest> = fc
       case 2:
         return post('gzip of not JSON', gzipSync(Buffer.from(bytes)), headers);
       case 3:
-        return post('gzip with a broken tail', Buffer.concat([inner.subarray(0, inner.length - 8), Buffer.from(bytes).subarray(0, 8)]), headers);
+        return post(
+          'gzip with a broken tail',
+          Buffer.concat([inner.subarray(0, inner.length - 8), Buffer.from(bytes).subarray(0, 8)]),
+          headers,
+        );
       case 4:
         return post('deflate', Buffer.from(bytes), { ...JSON_TYPE, 'content-encoding': 'deflate' });
       default:
@@ -332,7 +504,10 @@ const gzipBomb: fc.Arbitrary<HostileRequest> = fc
 /** Methods other than GET and POST, other paths, versions and resources, bad encodings in paths. */
 const addresses: fc.Arbitrary<HostileRequest> = fc.oneof(
   fc
-    .tuple(fc.constantFrom<Method>('PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'), fc.constantFrom('/v1/tasks', '/v1/tasks/x', '/v1/settings', '/healthz'))
+    .tuple(
+      fc.constantFrom<Method>('PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD'),
+      fc.constantFrom('/v1/tasks', '/v1/tasks/x', '/v1/settings', '/healthz'),
+    )
     .map(([method, url]): HostileRequest => ({ family: `${method} method`, method, url, headers: {}, mustFail: true })),
   fc
     .constantFrom(
@@ -356,7 +531,13 @@ const addresses: fc.Arbitrary<HostileRequest> = fc.oneof(
       '/v1/tasks/' + 'x'.repeat(10_000),
     )
     .map((url): HostileRequest => ({ family: 'address', method: 'GET', url, headers: {}, mustFail: true })),
-  fc.string({ maxLength: 30 }).map((segment): HostileRequest => ({ family: 'random id', method: 'GET', url: `/v1/tasks/${encodeURIComponent(`nope-${segment}`)}`, headers: {}, mustFail: true })),
+  fc.string({ maxLength: 30 }).map((segment): HostileRequest => ({
+    family: 'random id',
+    method: 'GET',
+    url: `/v1/tasks/${encodeURIComponent(`nope-${segment}`)}`,
+    headers: {},
+    mustFail: true,
+  })),
 );
 
 /** Valid task bodies under any content type but JSON in UTF-8. */

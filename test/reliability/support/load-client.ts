@@ -56,7 +56,9 @@ interface Operation {
   readonly body?: string;
 }
 
-const ARRAY_BODY = JSON.stringify(Array.from({ length: 20 }, (_unused, index) => ({ title: `load array ${index}`, tags: ['load'] })));
+const ARRAY_BODY = JSON.stringify(
+  Array.from({ length: 20 }, (_unused, index) => ({ title: `load array ${index}`, tags: ['load'] })),
+);
 
 const HEALTH: Operation = { weight: 15, name: 'health', method: 'GET', path: () => '/healthz' };
 
@@ -68,7 +70,13 @@ function operations(plan: LoadPlan): Operation[] {
   return [
     { weight: 30, name: 'list', method: 'GET', path: () => '/v1/tasks?limit=20' },
     { weight: 15, name: 'get', method: 'GET', path: (account) => `/v1/tasks/${pick(account)}` },
-    { weight: 20, name: 'create', method: 'POST', path: () => '/v1/tasks', body: JSON.stringify({ title: 'load', notes: 'x'.repeat(200) }) },
+    {
+      weight: 20,
+      name: 'create',
+      method: 'POST',
+      path: () => '/v1/tasks',
+      body: JSON.stringify({ title: 'load', notes: 'x'.repeat(200) }),
+    },
     { weight: 10, name: 'array', method: 'POST', path: () => '/v1/tasks', body: ARRAY_BODY },
     { weight: 10, name: 'settings', method: 'GET', path: () => '/v1/settings' },
     HEALTH,
@@ -102,7 +110,14 @@ class Connection {
     return new Promise<Outcome>((resolve) => {
       let started = performance.now();
       const request = http.request(
-        { host: '127.0.0.1', port: this.plan.port, method: operation.method, path: operation.path(this.account), headers, agent: this.agent },
+        {
+          host: '127.0.0.1',
+          port: this.plan.port,
+          method: operation.method,
+          path: operation.path(this.account),
+          headers,
+          agent: this.agent,
+        },
         (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -115,7 +130,15 @@ class Connection {
             const status = response.statusCode ?? 0;
             const retryAfter = response.headers['retry-after'];
             const retryAfterMs = retryAfter !== undefined && /^\d+$/.test(retryAfter) ? Number(retryAfter) * 1000 : 0;
-            if (measured) this.stats.answer(operation.name, status, ms, response.headers, Buffer.concat(chunks).toString('utf8'), retryAfterMs);
+            if (measured)
+              this.stats.answer(
+                operation.name,
+                status,
+                ms,
+                response.headers,
+                Buffer.concat(chunks).toString('utf8'),
+                retryAfterMs,
+              );
             resolve({ status, retryAfterMs });
           });
         },
@@ -163,7 +186,14 @@ class Stats {
     if (this.samples.length < 20) this.samples.push(text);
   }
 
-  answer(name: string, status: number, ms: number, headers: http.IncomingHttpHeaders, text: string, retryAfterMs: number): void {
+  answer(
+    name: string,
+    status: number,
+    ms: number,
+    headers: http.IncomingHttpHeaders,
+    text: string,
+    retryAfterMs: number,
+  ): void {
     this.requests += 1;
     this.latencies.push(ms);
     this.byStatus[status] = (this.byStatus[status] ?? 0) + 1;

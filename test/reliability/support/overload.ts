@@ -30,7 +30,9 @@ function isLoadReport(value: unknown): value is LoadReport {
 /** Runs `plan` in a child process; resolves with its report (the child's last line of output). */
 export async function runLoadClients(dir: string, plan: LoadPlan, timeoutMs: number): Promise<LoadReport> {
   const script = await buildClient(dir);
-  const child = spawn(process.execPath, ['--max-old-space-size=1024', script, JSON.stringify(plan)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--max-old-space-size=1024', script, JSON.stringify(plan)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

@@ -37,7 +37,11 @@ export function parseAnswers(text: string): { answers: RawAnswer[]; rest: string
     const length = Number(headers['content-length'] ?? '0');
     const body = Buffer.from(rest.slice(end + 4), 'latin1');
     if (body.length < length) return { answers, rest };
-    answers.push({ status: Number(statusLine.split(' ')[1]), headers, body: body.subarray(0, length).toString('utf8') });
+    answers.push({
+      status: Number(statusLine.split(' ')[1]),
+      headers,
+      body: body.subarray(0, length).toString('utf8'),
+    });
     rest = body.subarray(length).toString('latin1');
   }
 }

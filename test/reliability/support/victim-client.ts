@@ -41,7 +41,12 @@ function percentile(sorted: readonly number[], fraction: number): number {
 }
 
 /** One request on a new connection: its status (0 for a failure) and how long it took. */
-function timed(plan: VictimPlan, path: string, withToken: boolean, body?: string): Promise<{ ms: number; status: number }> {
+function timed(
+  plan: VictimPlan,
+  path: string,
+  withToken: boolean,
+  body?: string,
+): Promise<{ ms: number; status: number }> {
   const started = performance.now();
   const headers: Record<string, string> = withToken ? { authorization: `OAuth ${plan.token}` } : {};
   if (body !== undefined) {
@@ -50,11 +55,14 @@ function timed(plan: VictimPlan, path: string, withToken: boolean, body?: string
   }
   return new Promise((resolve) => {
     const done = (status: number): void => resolve({ ms: performance.now() - started, status });
-    const req = http.request({ host: '127.0.0.1', port: plan.port, path, method: body === undefined ? 'GET' : 'POST', headers, agent: false }, (res) => {
-      res.on('data', () => undefined);
-      res.on('end', () => done(res.statusCode ?? 0));
-      res.on('error', () => done(0));
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port: plan.port, path, method: body === undefined ? 'GET' : 'POST', headers, agent: false },
+      (res) => {
+        res.on('data', () => undefined);
+        res.on('end', () => done(res.statusCode ?? 0));
+        res.on('error', () => done(0));
+      },
+    );
     req.setTimeout(TIMEOUT_MS, () => req.destroy(new Error('time-out')));
     req.on('error', () => done(0));
     req.end(body);
@@ -69,7 +77,10 @@ export async function runVictim(plan: VictimPlan, stopped: () => boolean): Promi
   let e503 = 0;
   let failed = 0;
   for (let round = 0; !stopped(); round += 1) {
-    for (const [path, withToken] of [['/v1/tasks?limit=1', true], ['/healthz', false]] as const) {
+    for (const [path, withToken] of [
+      ['/v1/tasks?limit=1', true],
+      ['/healthz', false],
+    ] as const) {
       const { ms, status } = await timed(plan, path, withToken);
       times.push(ms);
       if (status === 200) ok += 1;

@@ -1,6 +1,18 @@
 import { useEffect } from 'preact/hooks';
 import { signOut } from '../session.ts';
-import { currentViewName, helpOpen, notice, online, openId, ready, route, search, selectedId, signedOut, waiting } from '../state.ts';
+import {
+  currentViewName,
+  helpOpen,
+  notice,
+  online,
+  openId,
+  ready,
+  route,
+  search,
+  selectedId,
+  signedOut,
+  waiting,
+} from '../state.ts';
 import { routeOf } from '../views.ts';
 import { Details } from './Details.tsx';
 import { Help } from './Help.tsx';
@@ -89,7 +101,12 @@ export function App() {
               }}
             />
           )}
-          <button type="button" class="help-button" aria-label="Keyboard shortcuts" onClick={() => (helpOpen.value = true)}>
+          <button
+            type="button"
+            class="help-button"
+            aria-label="Keyboard shortcuts"
+            onClick={() => (helpOpen.value = true)}
+          >
             ?
           </button>
         </header>

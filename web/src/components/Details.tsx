@@ -30,7 +30,10 @@ function wireValue(value: string): string | null {
   const match = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}))?$/.exec(value);
   if (match === null) return null;
   const [, year, month, day, hour = '0', minute = '0'] = match;
-  return formatWireDate(instantOf(Number(year), Number(month), Number(day), Number(hour), Number(minute), zone.value), zone.value);
+  return formatWireDate(
+    instantOf(Number(year), Number(month), Number(day), Number(hour), Number(minute), zone.value),
+    zone.value,
+  );
 }
 
 function splitTags(text: string): string[] {
@@ -76,7 +79,11 @@ function DetailsForm({ task }: { readonly task: Task }) {
             const box = BOXES.find((candidate) => candidate === event.currentTarget.value);
             if (box === undefined) return;
             // Scheduled needs a start: moving a task there without one starts it now.
-            save(box === 'plan' && task.startAt === null ? { attribute: box, start_at: formatWireDate(Date.now(), zone.value) } : { attribute: box });
+            save(
+              box === 'plan' && task.startAt === null
+                ? { attribute: box, start_at: formatWireDate(Date.now(), zone.value) }
+                : { attribute: box },
+            );
           }}
         >
           {Object.entries(BOX_NAMES).map(([box, name]) => (
@@ -87,13 +94,27 @@ function DetailsForm({ task }: { readonly task: Task }) {
         </select>
       </Field>
       <Field label="Start">
-        <EditField type={dateType} value={fieldValue(task.startAt, task.allDay)} version={task.rev} onCommit={(value) => save({ start_at: wireValue(value) })} />
+        <EditField
+          type={dateType}
+          value={fieldValue(task.startAt, task.allDay)}
+          version={task.rev}
+          onCommit={(value) => save({ start_at: wireValue(value) })}
+        />
       </Field>
       <Field label="Deadline">
-        <EditField type={dateType} value={fieldValue(task.endAt, task.allDay)} version={task.rev} onCommit={(value) => save({ end_at: wireValue(value) })} />
+        <EditField
+          type={dateType}
+          value={fieldValue(task.endAt, task.allDay)}
+          version={task.rev}
+          onCommit={(value) => save({ end_at: wireValue(value) })}
+        />
       </Field>
       <label class="field checkbox">
-        <input type="checkbox" checked={task.allDay} onChange={(event) => save({ all_day: event.currentTarget.checked })} />
+        <input
+          type="checkbox"
+          checked={task.allDay}
+          onChange={(event) => save({ all_day: event.currentTarget.checked })}
+        />
         <span>All day</span>
       </label>
       <Field label="Repeat">
@@ -125,7 +146,13 @@ function DetailsForm({ task }: { readonly task: Task }) {
         </Field>
       )}
       <Field label="Project">
-        <EditField type="text" list="project-names" value={task.project ?? ''} version={task.rev} onCommit={(name) => save({ project: name.trim() || null })} />
+        <EditField
+          type="text"
+          list="project-names"
+          value={task.project ?? ''}
+          version={task.rev}
+          onCommit={(name) => save({ project: name.trim() || null })}
+        />
       </Field>
       <datalist id="project-names">
         {sortedProjects.value.map((project) => (
@@ -133,7 +160,13 @@ function DetailsForm({ task }: { readonly task: Task }) {
         ))}
       </datalist>
       <Field label="Context">
-        <EditField type="text" list="context-names" value={task.context ?? ''} version={task.rev} onCommit={(name) => save({ context: name.trim() || null })} />
+        <EditField
+          type="text"
+          list="context-names"
+          value={task.context ?? ''}
+          version={task.rev}
+          onCommit={(name) => save({ context: name.trim() || null })}
+        />
       </Field>
       <datalist id="context-names">
         {sortedContexts.value.map((context) => (
@@ -141,10 +174,19 @@ function DetailsForm({ task }: { readonly task: Task }) {
         ))}
       </datalist>
       <Field label="Tags">
-        <EditField type="text" value={task.tags.join(', ')} version={task.rev} placeholder="comma, separated" onCommit={(text) => save({ tags: splitTags(text) })} />
+        <EditField
+          type="text"
+          value={task.tags.join(', ')}
+          version={task.rev}
+          placeholder="comma, separated"
+          onCommit={(text) => save({ tags: splitTags(text) })}
+        />
       </Field>
       <Field label="Priority">
-        <select value={String(task.priority)} onChange={(event) => save({ priority: Number(event.currentTarget.value) })}>
+        <select
+          value={String(task.priority)}
+          onChange={(event) => save({ priority: Number(event.currentTarget.value) })}
+        >
           {PRIORITIES.map((name, value) => (
             <option key={name} value={String(value)}>
               {name}

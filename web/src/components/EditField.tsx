@@ -18,7 +18,16 @@ interface EditFieldProps {
  * It is not a controlled field: a sync that redraws the panel while someone types must not wipe
  * what they typed, so the stored value is written in only while the field does not have focus.
  */
-export function EditField({ value, version, onCommit, multiline = false, type = 'text', list, placeholder, maxLength }: EditFieldProps) {
+export function EditField({
+  value,
+  version,
+  onCommit,
+  multiline = false,
+  type = 'text',
+  list,
+  placeholder,
+  maxLength,
+}: EditFieldProps) {
   const ref = useRef<HTMLInputElement & HTMLTextAreaElement>(null);
   useEffect(() => {
     const element = ref.current;
@@ -32,6 +41,14 @@ export function EditField({ value, version, onCommit, multiline = false, type = 
   return multiline ? (
     <textarea ref={ref} defaultValue={value} rows={4} onChange={commit} />
   ) : (
-    <input ref={ref} type={type} list={list} placeholder={placeholder} maxLength={maxLength} defaultValue={value} onChange={commit} />
+    <input
+      ref={ref}
+      type={type}
+      list={list}
+      placeholder={placeholder}
+      maxLength={maxLength}
+      defaultValue={value}
+      onChange={commit}
+    />
   );
 }

@@ -6,7 +6,15 @@ function isCurrent(target: Route, current: Route): boolean {
   return hashOf(target) === hashOf(current);
 }
 
-function NavLink({ target, label, count }: { readonly target: Route; readonly label: string; readonly count?: number | undefined }) {
+function NavLink({
+  target,
+  label,
+  count,
+}: {
+  readonly target: Route;
+  readonly label: string;
+  readonly count?: number | undefined;
+}) {
   const current = isCurrent(target, route.value);
   return (
     <li>
@@ -26,7 +34,12 @@ export function Nav() {
     <nav aria-label="Main">
       <ul>
         {BOX_VIEWS.map(({ view, name, box }) => (
-          <NavLink key={view} target={{ kind: 'box', view }} label={name} count={box === null ? undefined : open[box]} />
+          <NavLink
+            key={view}
+            target={{ kind: 'box', view }}
+            label={name}
+            count={box === null ? undefined : open[box]}
+          />
         ))}
       </ul>
       {sortedProjects.value.length > 0 && (

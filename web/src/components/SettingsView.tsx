@@ -6,7 +6,8 @@ import { settings } from '../state.ts';
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
 /** Every IANA zone the browser knows, for the searchable list. */
-const ZONES: readonly string[] = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : ['UTC'];
+const ZONES: readonly string[] =
+  typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : ['UTC'];
 
 /**
  * Nickname, time zone and week start, saved as they change. Password, tokens and connected apps
@@ -35,7 +36,11 @@ export function SettingsView() {
       </p>
       <label class="field">
         <span>Nickname</span>
-        <input type="text" value={current.nickname} onChange={(event) => void save({ nickname: event.currentTarget.value })} />
+        <input
+          type="text"
+          value={current.nickname}
+          onChange={(event) => void save({ nickname: event.currentTarget.value })}
+        />
       </label>
       <label class="field">
         <span>Time zone</span>
@@ -57,7 +62,10 @@ export function SettingsView() {
       </datalist>
       <label class="field">
         <span>Week starts on</span>
-        <select value={String(current.weekStart)} onChange={(event) => void save({ week_start: Number(event.currentTarget.value) })}>
+        <select
+          value={String(current.weekStart)}
+          onChange={(event) => void save({ week_start: Number(event.currentTarget.value) })}
+        >
           {WEEKDAYS.map((name, index) => (
             <option key={name} value={String(index)}>
               {name}

@@ -34,7 +34,8 @@ export function TaskList() {
     if (index < 0) return;
     const top = index * ROW_HEIGHT;
     if (top < element.scrollTop) element.scrollTop = top;
-    else if (top + ROW_HEIGHT > element.scrollTop + element.clientHeight) element.scrollTop = top + ROW_HEIGHT - element.clientHeight;
+    else if (top + ROW_HEIGHT > element.scrollTop + element.clientHeight)
+      element.scrollTop = top + ROW_HEIGHT - element.clientHeight;
   });
 
   const all = rows.value;
@@ -44,7 +45,11 @@ export function TaskList() {
   return (
     <div class="scroller" ref={scroller} onScroll={(event) => (scrollTop.value = event.currentTarget.scrollTop)}>
       <div class="spacer" style={{ height: `${all.length * ROW_HEIGHT}px` }}>
-        <ul class="tasks" aria-label={currentViewName.value} style={{ transform: `translateY(${first * ROW_HEIGHT}px)` }}>
+        <ul
+          class="tasks"
+          aria-label={currentViewName.value}
+          style={{ transform: `translateY(${first * ROW_HEIGHT}px)` }}
+        >
           {all.slice(first, last).map((row) =>
             row.type === 'group' ? (
               <li class="group" key={`group:${row.label}`}>

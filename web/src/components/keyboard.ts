@@ -4,7 +4,10 @@ import { helpOpen, openId, rows, search, selectedId, tasks } from '../state.ts';
 import { BOX_VIEWS, hashOf } from '../views.ts';
 
 function isTyping(target: EventTarget | null): boolean {
-  return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+  return (
+    target instanceof HTMLElement &&
+    (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName))
+  );
 }
 
 function focusField(id: string): void {
@@ -45,7 +48,12 @@ export function onKeyDown(event: KeyboardEvent): void {
   else if (event.key === 'k') move(-1);
   else if (event.key === '?') helpOpen.value = !helpOpen.value;
   else if (event.key === 'x' && selected !== undefined) setCompleted(selected, selected.completed === null);
-  else if ((event.key === 'e' || (event.key === 'Enter' && !(event.target instanceof HTMLButtonElement || event.target instanceof HTMLAnchorElement))) && selected !== undefined) {
+  else if (
+    (event.key === 'e' ||
+      (event.key === 'Enter' &&
+        !(event.target instanceof HTMLButtonElement || event.target instanceof HTMLAnchorElement))) &&
+    selected !== undefined
+  ) {
     openId.value = selected.id;
   } else return;
   event.preventDefault();
