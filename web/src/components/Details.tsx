@@ -123,7 +123,14 @@ function DetailsForm({ task }: { readonly task: Task }) {
           onChange={(event) => {
             const choice = event.currentTarget.value;
             if (choice === CUSTOM) return;
-            save({ repeater: REPEATS.find((option) => option.label === choice)?.rule ?? null });
+            const repeater = REPEATS.find((option) => option.label === choice)?.rule ?? null;
+            // A series repeats from its start (the service refuses a repeater with no date):
+            // repeating a task without one starts it now, as moving it to Scheduled does.
+            save(
+              repeater !== null && task.startAt === null && task.endAt === null
+                ? { repeater, start_at: formatWireDate(Date.now(), zone.value) }
+                : { repeater },
+            );
           }}
         >
           {REPEATS.map((option) => (
