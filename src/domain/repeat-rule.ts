@@ -6,11 +6,11 @@
 import { daysInMonth, instantAtOffset, type WallClock } from './zone.js';
 import type { Micros } from './time.js';
 
-export const FREQUENCIES = ['DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'] as const;
+const FREQUENCIES = ['DAILY', 'WEEKLY', 'MONTHLY', 'YEARLY'] as const;
 export type Frequency = (typeof FREQUENCIES)[number];
 
 /** RFC 5545 weekday names; a weekday is its index here: 0 = Monday … 6 = Sunday. */
-export const WEEKDAY_NAMES = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'] as const;
+const WEEKDAY_NAMES = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'] as const;
 
 /** One BYDAY item: a weekday, optionally only its n-th (negative: n-th from the end) in the month or year. */
 export interface WeekdaySelector {
@@ -45,7 +45,7 @@ export interface RepeatRule {
 }
 
 /** Longest rule text accepted; real rules are a few dozen characters. */
-export const MAX_RULE_LENGTH = 1000;
+const MAX_RULE_LENGTH = 1000;
 
 const PREFIX = 'RRULE:';
 const PART_NAMES = new Set(['FREQ', 'INTERVAL', 'COUNT', 'UNTIL', 'BYDAY', 'BYMONTHDAY', 'BYMONTH', 'WKST']);

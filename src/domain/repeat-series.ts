@@ -15,9 +15,9 @@ export interface CivilDate {
 }
 
 /** The search for an occurrence covers at least this many periods of the rule (INTERVAL included)… */
-export const MIN_PERIODS_SEARCHED = 1000;
+const MIN_PERIODS_SEARCHED = 1000;
 /** …and at least ten years of days (leap days included), for rare dates such as 29 February. */
-export const MIN_DAYS_SEARCHED = 3653;
+const MIN_DAYS_SEARCHED = 3653;
 /**
  * …but never more work than this: days of the month looked at plus months walked. A rule that
  * can never occur (`BYMONTHDAY=1,…,28;BYDAY=53MO,…`) would otherwise look at 28 days of each of
@@ -25,10 +25,10 @@ export const MIN_DAYS_SEARCHED = 3653;
  * This still covers the ten years above for any rule (3,653 days and 120 months), and over
  * twenty years of a rule that looks at every day: real rules find their next date long before.
  */
-export const MAX_SEARCH_WORK = 8000;
+const MAX_SEARCH_WORK = 8000;
 
 /** The last year a date-time can be written in (the wire format and UNTIL have four-digit years). */
-export const LAST_YEAR = 9999;
+const LAST_YEAR = 9999;
 
 /*
  * Day numbers via zone.ts's civil arithmetic at offset zero: the UTC clock shows exactly the

@@ -3,7 +3,7 @@ import { constants, createGzip, gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /** Answers smaller than this stay plain: gzip would cost more time than the bytes it saves. */
-export const COMPRESS_THRESHOLD_BYTES = 1024;
+const COMPRESS_THRESHOLD_BYTES = 1024;
 
 /** Level 1: for JSON about 3× faster than the default level for a size about 10% larger. */
 const GZIP_OPTIONS = { level: 1, memLevel: 9, strategy: constants.Z_DEFAULT_STRATEGY } as const;

@@ -23,7 +23,7 @@ export interface LoadedTls {
 const CERTIFICATE_DAYS = 825;
 
 /** Whether `host` means every interface rather than one address. */
-export function isWildcardHost(host: string): boolean {
+function isWildcardHost(host: string): boolean {
   return host === '0.0.0.0' || host === '::' || host === '';
 }
 

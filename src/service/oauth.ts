@@ -24,7 +24,7 @@ import type { Store } from '../store/store.js';
 import { hashSecret, randomHex, randomSecret, s256, sameHash } from './secrets.js';
 
 /** Access tokens from the token endpoint live a day; the refresh token makes the next one. */
-export const ACCESS_TOKEN_LIFETIME_SECONDS = 86_400;
+const ACCESS_TOKEN_LIFETIME_SECONDS = 86_400;
 
 /** The form fields of the token and revocation endpoints, and the client's HTTP Basic credentials. */
 export interface TokenRequest {

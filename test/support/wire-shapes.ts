@@ -7,7 +7,6 @@ export {
   contextList,
   DATE_TIME,
   entriesOf,
-  listOf,
   projectList,
   taskList,
   wireContext,

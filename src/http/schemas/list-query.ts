@@ -5,7 +5,7 @@ import { decodeCursor } from '../wire/cursor.js';
 import { parseDateTime } from '../wire/dates.js';
 import { WireError } from '../wire/errors.js';
 
-export const LIST_PARAMETERS = ['updated_after', 'cursor', 'limit'] as const;
+const LIST_PARAMETERS = ['updated_after', 'cursor', 'limit'] as const;
 export const LIMIT_MAX = 10_000;
 
 /** The parameters of a list call: `updated_after` or `cursor` (not both), and `limit` 1-10000. */

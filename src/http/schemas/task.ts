@@ -48,7 +48,7 @@ function labelRef(name: string | null | undefined, id: string | null | undefined
 }
 
 /** Reads one task object of a POST body into typed values, dates in the account's zone. */
-export function readTask(body: unknown, zone: string): TaskInput {
+function readTask(body: unknown, zone: string): TaskInput {
   const parsed = taskShape.safeParse(body);
   if (!parsed.success) throw firstIssue(parsed.error);
   const raw = parsed.data;

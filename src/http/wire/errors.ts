@@ -180,7 +180,7 @@ export function fromProblem(problem: Problem): WireError {
 }
 
 /** reqdata is cut at 64 KiB, counted in UTF-16 code units as JavaScript strings are. */
-export const REQDATA_MAX = 65_536;
+const REQDATA_MAX = 65_536;
 
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;

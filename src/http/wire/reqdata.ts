@@ -1,5 +1,5 @@
 /** What an error's `reqdata` shows in place of an `access_token` value (API.md section 6). */
-export const HIDDEN_TOKEN = '***';
+const HIDDEN_TOKEN = '***';
 
 /** The parameter name as URLSearchParams reads it (`access%5Ftoken` is `access_token` too), or the raw name. */
 function decodedName(rawName: string): string {

@@ -84,7 +84,7 @@ function labelOf(id: string | null, name: string | null): Label | null {
   return id === null ? null : { id, name: name ?? '' };
 }
 
-export const TASKS: KindStorage<'task', typeof TASK_COLUMNS> = {
+const TASKS: KindStorage<'task', typeof TASK_COLUMNS> = {
   kind: 'task',
   table: 'tasks',
   columns: TASK_COLUMNS,
@@ -130,7 +130,7 @@ export const TASKS: KindStorage<'task', typeof TASK_COLUMNS> = {
   }),
 };
 
-export const PROJECTS: KindStorage<'project', typeof PROJECT_COLUMNS> = {
+const PROJECTS: KindStorage<'project', typeof PROJECT_COLUMNS> = {
   kind: 'project',
   table: 'projects',
   columns: PROJECT_COLUMNS,
@@ -145,7 +145,7 @@ export const PROJECTS: KindStorage<'project', typeof PROJECT_COLUMNS> = {
   fromRow: (row) => ({ ...row }),
 };
 
-export const CONTEXTS: KindStorage<'context', typeof CONTEXT_COLUMNS> = {
+const CONTEXTS: KindStorage<'context', typeof CONTEXT_COLUMNS> = {
   kind: 'context',
   table: 'contexts',
   columns: CONTEXT_COLUMNS,
@@ -162,7 +162,7 @@ export const KIND_STORAGE: { readonly [K in SyncKind]: KindStorage<K, Columns> }
 };
 
 /** The column names of a kind, in select-list order. */
-export function columnNames(storage: { readonly columns: Columns }): readonly string[] {
+function columnNames(storage: { readonly columns: Columns }): readonly string[] {
   return Object.keys(storage.columns);
 }
 

@@ -39,7 +39,7 @@ export function scopeOf(value: string): Scope {
 }
 
 /** The registered redirect URIs, kept as a JSON array of strings. */
-export function redirectUrisOf(json: string): readonly string[] {
+function redirectUrisOf(json: string): readonly string[] {
   const parsed: unknown = JSON.parse(json);
   if (!Array.isArray(parsed) || !parsed.every((uri): uri is string => typeof uri === 'string')) {
     throw new Error('oauth_clients.redirect_uris is not a JSON array of strings');

@@ -31,7 +31,7 @@ export interface RecordGetter<R> {
   get(accountId: number, id: string): R | undefined;
 }
 
-export function prepareGetter<K extends SyncKind>(db: SqliteDatabase, kind: K): RecordGetter<RecordsByKind[K]> {
+function prepareGetter<K extends SyncKind>(db: SqliteDatabase, kind: K): RecordGetter<RecordsByKind[K]> {
   const codec: KindCodec<K> = SQLITE_KINDS[kind];
   const byId = db
     .prepare<[accountId: number, id: string], Tuple>(
@@ -132,7 +132,7 @@ export interface RecordWriter<K extends SyncKind> {
   put(accountId: number, draft: Parameters<KindCodec<K>['encodeDraft']>[0], stamp: Stamp): RecordsByKind[K];
 }
 
-export function prepareWriter<K extends SyncKind>(db: SqliteDatabase, kind: K): RecordWriter<K> {
+function prepareWriter<K extends SyncKind>(db: SqliteDatabase, kind: K): RecordWriter<K> {
   const codec: KindCodec<K> = SQLITE_KINDS[kind];
   const upsert = db.prepare<unknown[], Tuple>(upsertSql(codec)).raw();
   return {

@@ -20,7 +20,7 @@ export const CLI_SCRIPT = path.join(REPO_ROOT, 'dist', 'src', 'cli', 'index.js')
 export const E2E_TEST_TIMEOUT_MS = 60_000;
 
 /** Fails with a message that says what to do when the command has not been built. */
-export function requireBuiltCli(): void {
+function requireBuiltCli(): void {
   if (!existsSync(CLI_SCRIPT)) {
     throw new Error(
       `the e2e tests run the built command ${CLI_SCRIPT}, which does not exist: ` +

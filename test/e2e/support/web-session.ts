@@ -23,7 +23,7 @@ export function hiddenFields(page: string, action: string): Record<string, strin
   return fields;
 }
 
-export function formBody(fields: Readonly<Record<string, string>>): string {
+function formBody(fields: Readonly<Record<string, string>>): string {
   return new URLSearchParams(fields).toString();
 }
 

@@ -12,7 +12,6 @@ export {
   contextList,
   DATE_TIME,
   entriesOf,
-  listOf,
   projectList,
   taskList,
   wireContext,
@@ -41,7 +40,7 @@ import {
   type WireTask,
 } from '../../support/wire-shapes.js';
 
-export const JSON_UTF8 = 'application/json; charset=utf-8';
+const JSON_UTF8 = 'application/json; charset=utf-8';
 
 /** Every answer, success or error, is JSON in UTF-8 and tells browsers not to sniff. */
 export function expectJsonHeaders(answer: Answer): void {
@@ -112,7 +111,7 @@ export function escapeHtml(text: string): string {
 }
 
 /** What a client does before display or before sending text back: undo the five entities. */
-export function unescapeHtml(text: string): string {
+function unescapeHtml(text: string): string {
   return text
     .replaceAll('&lt;', '<')
     .replaceAll('&gt;', '>')

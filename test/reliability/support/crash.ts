@@ -107,7 +107,7 @@ function isTransportFailure(error: unknown): boolean {
  * Whether an answer is the designed refusal of an overloaded server: 503, the contract's E503
  * body and a Retry-After. Anything else that is not a 200 is a fault.
  */
-export function isDesignedRefusal(response: HttpResponse): boolean {
+function isDesignedRefusal(response: HttpResponse): boolean {
   if (response.status !== 503 || response.headers['retry-after'] === undefined) return false;
   const parsed = refusalSchema.safeParse(parseJson(response.text));
   return parsed.success;

@@ -138,7 +138,7 @@ const notABoolean = fc.oneof(
 );
 
 /** Date texts no reader of dates accepts: wrong forms, impossible days, times and offsets. */
-export const malformedDate: fc.Arbitrary<string> = fc.oneof(
+const malformedDate: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(
     '2026-02-30',
     '2026-02-29',
@@ -224,7 +224,7 @@ const unstorableDate: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** Date texts a stored date-time field must refuse. */
-export const absurdDate: fc.Arbitrary<string> = fc.oneof(malformedDate, unstorableDate);
+const absurdDate: fc.Arbitrary<string> = fc.oneof(malformedDate, unstorableDate);
 
 const DATE_FIELDS = ['start_at', 'end_at', 'completed', 'trashed', 'deleted'] as const;
 
@@ -282,7 +282,7 @@ const wrongField: fc.Arbitrary<readonly [string, unknown]> = fc.oneof(
 );
 
 /** Bodies with one wrong field: a new task, or a change of one of the victim's tasks; one or in an array. */
-export function wrongTypes(victimIds: readonly string[]): fc.Arbitrary<HostileRequest> {
+function wrongTypes(victimIds: readonly string[]): fc.Arbitrary<HostileRequest> {
   return fc
     .tuple(
       wrongField,
@@ -575,7 +575,7 @@ export function mustFail(victimIds: readonly string[]): Record<string, fc.Arbitr
   };
 }
 
-export const errorBody = z.strictObject({ retcode: z.enum(RETCODES), retmsg: z.string(), reqdata: z.string() });
+const errorBody = z.strictObject({ retcode: z.enum(RETCODES), retmsg: z.string(), reqdata: z.string() });
 
 /** The contract's error answer: its status is the retcode's, and the body has exactly the three fields. */
 export function checkErrorAnswer(status: number, text: string): Retcode | string {

@@ -22,7 +22,7 @@ export interface RawExchange {
 }
 
 /** Splits what a server wrote into answers (Content-Length framed; these answers never chunk). */
-export function parseAnswers(text: string): { answers: RawAnswer[]; rest: string } {
+function parseAnswers(text: string): { answers: RawAnswer[]; rest: string } {
   const answers: RawAnswer[] = [];
   let rest = text;
   for (;;) {
