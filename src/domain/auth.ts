@@ -60,6 +60,8 @@ export interface TokenSummary {
   readonly lastUsed: Micros | null;
   readonly expiresAt: Micros | null;
   readonly revoked: boolean;
+  /** Made by the web app for one signed-in browser: it ends with that browser's session. */
+  readonly sessionBound: boolean;
 }
 
 /** A new token with what ties it to OAuth; the CLI's tokens have no client and no grant. */
@@ -71,6 +73,30 @@ export interface NewIssuedToken {
   readonly expiresAt: Micros | null;
   readonly clientId: string | null;
   readonly grantId: string | null;
+}
+
+/**
+ * The web app's token for one signed-in browser: no OAuth client, and the session's hash as its
+ * grant, so ending the session (sign-out, a new password, 30 days idle) revokes it in the same
+ * transaction. That pair (a grant without a client) marks such a token in the store.
+ */
+export interface NewSessionToken {
+  readonly hash: string;
+  readonly accountId: number;
+  readonly sessionHash: string;
+  readonly name: string;
+  readonly expiresAt: Micros;
+}
+
+/** An OAuth client an account allowed: what the settings page lists under connected apps. */
+export interface ConnectedApp {
+  readonly clientId: string;
+  readonly name: string;
+  readonly scope: Scope;
+  /** When the account first allowed it. */
+  readonly allowed: Micros;
+  /** The latest use of any of the tokens the account gave it; null: none used yet. */
+  readonly lastUsed: Micros | null;
 }
 
 /** A token's public id: the first 16 hex characters of its hash (the hash cannot be reversed). */

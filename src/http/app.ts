@@ -313,7 +313,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   eachResource(deps.resources ?? RECORD_RESOURCES, (resource) => registerRecordRoutes(app, recordDeps, resource));
 
   if (deps.webAuth === true) {
-    registerWebAuth(app, { signIn: deps.services.signIn, oauth: deps.services.oauth, log: deps.log });
+    registerWebAuth(app, {
+      signIn: deps.services.signIn,
+      oauth: deps.services.oauth,
+      access: deps.services.access,
+      log: deps.log,
+      webAppServed: Boolean(deps.webApp),
+    });
   }
 
   return app;

@@ -9,10 +9,10 @@ import { hashPassword } from './passwords.js';
 export class AccountAdmin {
   constructor(private readonly store: Store) {}
 
-  /** Sets a new password; every session of the account ends with it, in every process. */
+  /** Sets a new password; every session of the account (and its web app tokens) ends with it, in every process. */
   async setPassword(username: string, password: string): Promise<void> {
     if (password === '') throw new AdminError('the password is empty');
-    if (!(await this.store.auth.setPassword(username, await hashPassword(password)))) {
+    if (!(await this.store.auth.setPassword(username, await hashPassword(password), now()))) {
       throw new AdminError(`no such user: ${username}`);
     }
   }

@@ -1,4 +1,5 @@
 import type { Store } from '../store/store.js';
+import { AccountAccessService } from './account-access.js';
 import { AccountService } from './accounts.js';
 import { LabelService } from './labels.js';
 import { ListingService } from './listing.js';
@@ -16,6 +17,7 @@ export interface Services {
   readonly settings: SettingsService;
   readonly signIn: SignInService;
   readonly oauth: OAuthService;
+  readonly access: AccountAccessService;
   /** Resolves when the store answers; rejects otherwise. */
   readonly health: () => Promise<void>;
 }
@@ -34,6 +36,7 @@ export function buildServices(store: Store, options: ServiceOptions = {}): Servi
     settings: new SettingsService(store),
     signIn: new SignInService(store, options.signup ?? false),
     oauth: new OAuthService(store),
+    access: new AccountAccessService(store),
     health: () => store.ping(),
   };
 }

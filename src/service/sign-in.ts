@@ -11,10 +11,28 @@ import { isValidTimeZone } from '../domain/zone.js';
 import type { Store } from '../store/store.js';
 import { UsernameTakenError } from '../domain/errors.js';
 import { decoy, hashPassword, verifyPassword } from './passwords.js';
+import { newTokenSecret } from './ids.js';
 import { hashSecret, randomSecret } from './secrets.js';
 
 /** A session's last-seen time is written at most this often (it only has to beat 30 days). */
 const TOUCH_EVERY_MICROS = 10 * 60 * MICROS_PER_SECOND;
+
+/**
+ * The web app's token lives a day: the app asks its session for a new one when it is refused, so
+ * a copy taken from the browser is worth little for long, and the session still decides.
+ */
+export const APP_TOKEN_LIFETIME_SECONDS = 86_400;
+const APP_TOKEN_NAME = 'Web app';
+
+/** A token the web app got from its session: shown once, to the browser that asked. */
+export interface AppToken {
+  readonly token: string;
+  readonly expiresInSeconds: number;
+}
+
+export type PasswordChangeResult =
+  | { readonly ok: true; readonly sessionId: string; readonly appToken: AppToken }
+  | { readonly ok: false; readonly message: string };
 
 export type SignInResult =
   { readonly ok: true; readonly sessionId: string; readonly account: Account } | { readonly ok: false };
@@ -87,17 +105,54 @@ export class SignInService {
   }
 
   /**
-   * A person's own password change (the web app's settings): the current password is asked for.
-   * Every session of the account ends, in every process; the caller's browser gets a new one.
+   * A person's own password change (the web app's settings): the current password is asked for,
+   * and wrong guesses count against the username like failed sign-ins. Every session of the
+   * account ends, with the web app's tokens, in every process; the caller's browser gets a new
+   * session and a new token for it.
    */
-  async changePassword(account: Account, current: string, next: string): Promise<SignUpResult> {
-    if (next.length < 8) return { ok: false, message: 'a password has at least 8 characters' };
+  async changePassword(
+    account: Account,
+    current: string,
+    next: string,
+    address: string,
+  ): Promise<PasswordChangeResult> {
+    if (next.length < 8) return { ok: false, message: 'a new password has at least 8 characters' };
+    const at = now();
+    const wrong = { ok: false, message: 'the current password is wrong' } as const;
+    if (await this.#throttled(account.username, address, at)) return wrong;
     const found = await this.store.auth.findCredentials(account.username);
     if (found === undefined || !(await verifyPassword(found.passwordHash, current))) {
-      return { ok: false, message: 'the current password is wrong' };
+      await this.store.auth.recordFailure(userKey(account.username), at);
+      await this.store.auth.recordFailure(addressKey(address), at);
+      return wrong;
     }
-    await this.store.auth.setPassword(account.username, await hashPassword(next));
-    return { ok: true, sessionId: await this.#startSession(account.id, now()), account: found.account };
+    await this.store.auth.setPassword(account.username, await hashPassword(next), at);
+    const sessionId = await this.#startSession(account.id, at);
+    const appToken = await this.appTokenFor(sessionId);
+    if (appToken === undefined) throw new Error('the session made a moment ago is gone');
+    return { ok: true, sessionId, appToken };
+  }
+
+  /**
+   * A token for the web app of a signed-in browser, bound to its session: signing out, a new
+   * password or 30 idle days end both. Undefined: the session is not (or no longer) live.
+   */
+  async appTokenFor(sessionId: string): Promise<AppToken | undefined> {
+    const account = await this.accountOf(sessionId);
+    if (account === undefined) return undefined;
+    const token = newTokenSecret();
+    const at = now();
+    const made = await this.store.auth.insertSessionToken(
+      {
+        hash: hashSecret(token),
+        accountId: account.id,
+        sessionHash: hashSecret(sessionId),
+        name: APP_TOKEN_NAME,
+        expiresAt: at + APP_TOKEN_LIFETIME_SECONDS * MICROS_PER_SECOND,
+      },
+      at,
+    );
+    return made ? { token, expiresInSeconds: APP_TOKEN_LIFETIME_SECONDS } : undefined;
   }
 
   /** The account signed in with this session id, if the session is live and the account enabled. */
@@ -108,7 +163,7 @@ export class SignInService {
     if (session === undefined || session.account.disabled) return undefined;
     const at = now();
     if (session.lastSeen <= at - SESSION_IDLE_MICROS) {
-      await this.store.auth.deleteSession(hash);
+      await this.store.auth.deleteSession(hash, at);
       return undefined;
     }
     if (at - session.lastSeen > TOUCH_EVERY_MICROS) await this.store.auth.touchSession(hash, at);
@@ -116,13 +171,13 @@ export class SignInService {
   }
 
   async signOut(sessionId: string): Promise<void> {
-    if (sessionId !== '') await this.store.auth.deleteSession(hashSecret(sessionId));
+    if (sessionId !== '') await this.store.auth.deleteSession(hashSecret(sessionId), now());
   }
 
   /** Drops idle sessions and old throttle entries: housekeeping, run with the purge. */
   async forgetOld(): Promise<void> {
     const at = now();
-    await this.store.auth.forgetSessions(at - SESSION_IDLE_MICROS);
+    await this.store.auth.forgetSessions(at - SESSION_IDLE_MICROS, at);
     await this.store.auth.forgetFailures(at - THROTTLE_WINDOW_MICROS);
     await this.store.auth.forgetCodes(at);
   }

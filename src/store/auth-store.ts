@@ -1,8 +1,10 @@
 import type { Account, Scope } from '../domain/account.js';
 import type {
   AuthorizationCode,
+  ConnectedApp,
   FailureCount,
   NewIssuedToken,
+  NewSessionToken,
   OAuthClient,
   RefreshGrant,
   Session,
@@ -32,16 +34,25 @@ export interface AuthStore {
   findCredentials(
     username: string,
   ): Promise<{ readonly account: Account; readonly passwordHash: string | null } | undefined>;
-  /** Sets the password and ends every session of the account, together. False: no such user. */
-  setPassword(username: string, passwordHash: string): Promise<boolean>;
+  /**
+   * Sets the password and ends every session of the account, with the web app's tokens of those
+   * sessions, together. False: no such user.
+   */
+  setPassword(username: string, passwordHash: string, now: Micros): Promise<boolean>;
   listAccounts(): Promise<readonly Account[]>;
 
   createSession(hash: string, accountId: number, now: Micros): Promise<void>;
   findSession(hash: string): Promise<Session | undefined>;
   touchSession(hash: string, now: Micros): Promise<void>;
-  deleteSession(hash: string): Promise<void>;
-  /** Sessions idle since before `seenBefore` are deleted; returns how many. */
-  forgetSessions(seenBefore: Micros): Promise<number>;
+  /** Ends the session and revokes the web app's tokens made for it, together. */
+  deleteSession(hash: string, now: Micros): Promise<void>;
+  /** Sessions idle since before `seenBefore` are deleted with their tokens; returns how many. */
+  forgetSessions(seenBefore: Micros, now: Micros): Promise<number>;
+  /**
+   * A token for the web app, bound to the session (its `grantId` is the session's hash): made only
+   * while the session exists, in the same statement; false when it does not.
+   */
+  insertSessionToken(token: NewSessionToken, now: Micros): Promise<boolean>;
 
   insertClient(client: OAuthClient): Promise<void>;
   findClient(id: string): Promise<OAuthClient | undefined>;
@@ -76,6 +87,8 @@ export interface AuthStore {
   revokeTokenById(id: string, now: Micros, accountId?: number): Promise<boolean>;
   /** Revokes every live token of the account with that name; returns how many. */
   revokeTokensByName(accountId: number, name: string, now: Micros): Promise<number>;
+  /** The clients the account allowed (its consents), with when one of their tokens was last used. */
+  listConnectedApps(accountId: number): Promise<readonly ConnectedApp[]>;
   /** Revokes every token and refresh token the account gave the client, and forgets the consent. */
   revokeClientAccess(accountId: number, clientId: string, now: Micros): Promise<void>;
   /** Records when tokens were last used (a batch; a later time never goes back). */

@@ -16,13 +16,15 @@ describe('sign-in service', () => {
   let dir: string;
   let store: SqliteStore;
   let signIn: SignInService;
+  let accounts: AccountService;
 
   beforeEach(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'task-service-sign-in-'));
     store = openSqliteStore({ file: path.join(dir, 'tasks.sqlite') });
     await store.migrate();
     signIn = new SignInService(store, false);
-    await new AccountService(store).addUser('alice', PASSWORD, 'UTC');
+    accounts = new AccountService(store);
+    await accounts.addUser('alice', PASSWORD, 'UTC');
   });
   afterEach(async () => {
     await store.close();
@@ -36,7 +38,7 @@ describe('sign-in service', () => {
     const hash = hashSecret(result.sessionId);
     const account = await store.findAccount('alice');
     // Make a session last seen just over 30 days ago, straight in the store.
-    await store.auth.deleteSession(hash);
+    await store.auth.deleteSession(hash, microsFromMillis(Date.now()));
     await store.auth.createSession(hash, account?.id ?? 0, microsFromMillis(Date.now()) - SESSION_IDLE_MICROS - 1);
     expect(await signIn.accountOf(result.sessionId)).toBeUndefined();
     expect(await store.auth.findSession(hash)).toBeUndefined();
@@ -53,19 +55,50 @@ describe('sign-in service', () => {
     const first = await signIn.signIn('alice', PASSWORD, '10.0.0.4');
     const account = await store.findAccount('alice');
     if (!first.ok || account === undefined) throw new Error('sign-in failed');
-    expect(await signIn.changePassword(account, 'wrong', 'a new passphrase')).toEqual({
+    const firstToken = await signIn.appTokenFor(first.sessionId);
+    if (firstToken === undefined) throw new Error('no app token');
+    expect(await signIn.changePassword(account, 'wrong', 'a new passphrase', '10.0.0.4')).toEqual({
       ok: false,
       message: 'the current password is wrong',
     });
-    expect(await signIn.changePassword(account, PASSWORD, 'short')).toMatchObject({ ok: false });
+    expect(await signIn.changePassword(account, PASSWORD, 'short', '10.0.0.4')).toMatchObject({ ok: false });
     expect(await signIn.accountOf(first.sessionId)).toBeDefined();
 
-    const changed = await signIn.changePassword(account, PASSWORD, 'a new passphrase');
+    const changed = await signIn.changePassword(account, PASSWORD, 'a new passphrase', '10.0.0.4');
     if (!changed.ok) throw new Error(changed.message);
     expect(await signIn.accountOf(first.sessionId)).toBeUndefined();
     expect((await signIn.accountOf(changed.sessionId))?.username).toBe('alice');
+    // The old session's app token ended with it; the new one works.
+    expect(await accounts.authenticate(firstToken.token)).toMatchObject({ ok: false, denial: 'unauthenticated' });
+    expect(await accounts.authenticate(changed.appToken.token)).toMatchObject({ ok: true });
     expect((await signIn.signIn('alice', PASSWORD, '10.0.0.4')).ok).toBe(false);
     expect((await signIn.signIn('alice', 'a new passphrase', '10.0.0.4')).ok).toBe(true);
+  });
+
+  it("the web app's token ends when its session is signed out", async () => {
+    const signedIn = await signIn.signIn('alice', PASSWORD, '10.0.0.6');
+    if (!signedIn.ok) throw new Error('sign-in failed');
+    const token = await signIn.appTokenFor(signedIn.sessionId);
+    if (token === undefined) throw new Error('no app token');
+    expect(token.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await accounts.authenticate(token.token)).toMatchObject({ ok: true, grant: { scope: 'write' } });
+    await signIn.signOut(signedIn.sessionId);
+    expect(await accounts.authenticate(token.token)).toMatchObject({ ok: false, denial: 'unauthenticated' });
+    expect(await signIn.appTokenFor(signedIn.sessionId)).toBeUndefined();
+    expect(await signIn.appTokenFor('')).toBeUndefined();
+  });
+
+  it('wrong current passwords are throttled like sign-ins', async () => {
+    const account = await store.findAccount('alice');
+    if (account === undefined) throw new Error('no alice');
+    for (let i = 0; i < 5; i += 1) {
+      expect((await signIn.changePassword(account, `guess ${i}`, 'a new passphrase', '10.0.0.7')).ok).toBe(false);
+    }
+    // Throttled now: even the right password is refused, with the same message.
+    expect(await signIn.changePassword(account, PASSWORD, 'a new passphrase', '10.0.0.7')).toEqual({
+      ok: false,
+      message: 'the current password is wrong',
+    });
   });
 
   it('a disabled account cannot sign in, even with its password', async () => {

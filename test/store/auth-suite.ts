@@ -67,11 +67,11 @@ export function authStoreSuite(
       await store.auth.createSession(theirs, other.id, now());
       expect((await store.auth.findSession(mine))?.account.id).toBe(account.id);
 
-      expect(await store.auth.setPassword(account.username, 'new-hash')).toBe(true);
+      expect(await store.auth.setPassword(account.username, 'new-hash', now())).toBe(true);
       expect((await store.auth.findCredentials(account.username))?.passwordHash).toBe('new-hash');
       expect(await store.auth.findSession(mine)).toBeUndefined();
       expect((await store.auth.findSession(theirs))?.account.id).toBe(other.id);
-      expect(await store.auth.setPassword(unique('nobody'), 'x')).toBe(false);
+      expect(await store.auth.setPassword(unique('nobody'), 'x', now())).toBe(false);
       expect(await store.auth.findCredentials(unique('nobody'))).toBeUndefined();
     });
 
@@ -93,10 +93,100 @@ export function authStoreSuite(
       await store.auth.createSession(old, account.id, t - 1_000_000_000);
       await store.auth.touchSession(hash, t + 5);
       expect(await store.auth.findSession(hash)).toMatchObject({ created: t, lastSeen: t + 5 });
-      expect(await store.auth.forgetSessions(t - 1)).toBeGreaterThanOrEqual(1);
+      expect(await store.auth.forgetSessions(t - 1, t)).toBeGreaterThanOrEqual(1);
       expect(await store.auth.findSession(old)).toBeUndefined();
-      await store.auth.deleteSession(hash);
+      await store.auth.deleteSession(hash, t);
       expect(await store.auth.findSession(hash)).toBeUndefined();
+    });
+
+    it("binds the web app's tokens to their session: they end with it, and only a live session gets one", async () => {
+      const account = await newAccount();
+      const other = await newAccount();
+      const t = now();
+      const [signedOut, passwordChanged, idle, otherSession] = [fakeHash(), fakeHash(), fakeHash(), fakeHash()];
+      await store.auth.createSession(signedOut, account.id, t);
+      await store.auth.createSession(passwordChanged, account.id, t);
+      await store.auth.createSession(idle, account.id, t - 1_000_000_000);
+      await store.auth.createSession(otherSession, other.id, t);
+      const tokenOf = async (sessionHash: string, accountId = account.id): Promise<string> => {
+        const hash = fakeHash();
+        const made = await store.auth.insertSessionToken(
+          { hash, accountId, sessionHash, name: 'Web app', expiresAt: t + 1_000_000 },
+          t,
+        );
+        expect(made).toBe(true);
+        return hash;
+      };
+      const [a, b, c, d] = [
+        await tokenOf(signedOut),
+        await tokenOf(passwordChanged),
+        await tokenOf(idle),
+        await tokenOf(otherSession, other.id),
+      ];
+      const personal = fakeHash();
+      await store.insertToken({ hash: personal, accountId: account.id, scope: 'read', name: 'cli', expiresAt: null });
+      expect(await store.findToken(a)).toMatchObject({ scope: 'write', revoked: false, account: { id: account.id } });
+      const listed = await store.auth.listTokens(account.id);
+      expect(listed.filter((token) => token.sessionBound).map((token) => token.id)).toEqual(
+        expect.arrayContaining([tokenIdOf(a), tokenIdOf(b), tokenIdOf(c)]),
+      );
+      expect(listed.find((token) => token.id === tokenIdOf(personal))?.sessionBound).toBe(false);
+      // Another account's session, or none: nothing is made.
+      expect(
+        await store.auth.insertSessionToken(
+          { hash: fakeHash(), accountId: account.id, sessionHash: otherSession, name: 'x', expiresAt: t },
+          t,
+        ),
+      ).toBe(false);
+      expect(
+        await store.auth.insertSessionToken(
+          { hash: fakeHash(), accountId: account.id, sessionHash: fakeHash(), name: 'x', expiresAt: t },
+          t,
+        ),
+      ).toBe(false);
+
+      await store.auth.deleteSession(signedOut, t);
+      expect((await store.findToken(a))?.revoked).toBe(true);
+      expect((await store.findToken(b))?.revoked).toBe(false);
+      await store.auth.forgetSessions(t - 1, t);
+      expect((await store.findToken(c))?.revoked).toBe(true);
+      expect((await store.findToken(b))?.revoked).toBe(false);
+      await store.auth.setPassword(account.username, 'newer-hash', t);
+      expect((await store.findToken(b))?.revoked).toBe(true);
+      // Tokens not made for a session, and other accounts' sessions, are left alone.
+      expect((await store.findToken(personal))?.revoked).toBe(false);
+      expect((await store.findToken(d))?.revoked).toBe(false);
+    });
+
+    it('lists the apps an account allowed, with their last use', async () => {
+      const account = await newAccount();
+      const [first, second] = [await newClient(), await newClient()];
+      const t = now();
+      await store.auth.saveConsent(account.id, first, 'read', t);
+      await store.auth.saveConsent(account.id, second, 'write', t + 1);
+      const token = fakeHash();
+      await store.auth.insertIssuedToken(
+        {
+          hash: token,
+          accountId: account.id,
+          scope: 'read',
+          name: 'Vim plugin',
+          expiresAt: null,
+          clientId: first,
+          grantId: null,
+        },
+        t,
+      );
+      await store.auth.touchTokens([{ hash: token, at: t + 5 }]);
+      const apps = await store.auth.listConnectedApps(account.id);
+      expect(apps).toEqual(
+        expect.arrayContaining([
+          { clientId: first, name: 'Vim plugin', scope: 'read', allowed: t, lastUsed: t + 5 },
+          { clientId: second, name: 'Vim plugin', scope: 'write', allowed: t + 1, lastUsed: null },
+        ]),
+      );
+      expect(apps).toHaveLength(2);
+      expect(await store.auth.listConnectedApps((await newAccount()).id)).toEqual([]);
     });
 
     it('registers, lists and removes clients; removal revokes what the client holds', async () => {

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import type { Logger } from 'pino';
+import type { AccountAccessService } from '../../service/account-access.js';
 import type { OAuthService } from '../../service/oauth.js';
 import type { SignInService } from '../../service/sign-in.js';
 import { comesFromThisSite } from './form.js';
@@ -8,7 +9,10 @@ import { errorPage } from './pages.js';
 export interface WebAuthDeps {
   readonly signIn: SignInService;
   readonly oauth: OAuthService;
+  readonly access: AccountAccessService;
   readonly log: Logger;
+  /** Whether the web app is served at `/`: sign-in then goes there when no page asked for another. */
+  readonly webAppServed: boolean;
 }
 
 /**
@@ -40,7 +44,7 @@ export function guardForm(scope: FastifyInstance): preHandlerHookHandler[] {
   return [checkOrigin, scope.csrfProtection];
 }
 
-function isCsrfFailure(error: unknown): boolean {
+export function isCsrfFailure(error: unknown): boolean {
   if (error instanceof CrossSiteError) return true;
   return (
     typeof error === 'object' &&

@@ -102,10 +102,16 @@ export function signupPage(view: {
   );
 }
 
-export function signedInPage(view: { readonly csrf: string; readonly username: string }): string {
+export function signedInPage(view: {
+  readonly csrf: string;
+  readonly username: string;
+  /** The web app's address, when it is served: a link to go on to it. */
+  readonly home: string | null;
+}): string {
   return page(
     'Signed in',
     html`<p>You are signed in as <strong>${view.username}</strong>.</p>
+      ${view.home === null ? undefined : html`<p><a href="${view.home}">Go to your tasks</a></p>`}
       ${signOutForm(view.csrf)}`,
   );
 }

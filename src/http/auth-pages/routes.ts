@@ -1,33 +1,38 @@
 import type { FastifyInstance } from 'fastify';
-import type { SignInService } from '../../service/sign-in.js';
 import { fieldsOf, localPath } from './form.js';
 import { loginPage, signedInPage, signupPage } from './pages.js';
 import { clearSessionCookie, sessionIdOf, setSessionCookie, signedInAccount } from './session-cookie.js';
-import { guardForm, sendPage } from './page-reply.js';
-
-/** Where a sign-in goes when no page asked for it. */
-const AFTER_SIGN_IN = '/login';
+import { guardForm, sendPage, type WebAuthDeps } from './page-reply.js';
 
 /** The same message for an unknown name, a wrong password and a throttled try (ACCOUNTS.md 2). */
 const WRONG = 'wrong username or password';
 
 /** `GET|POST /login`, `POST /logout`, and with `--signup` `GET|POST /signup`. */
-export function registerSignInRoutes(scope: FastifyInstance, signIn: SignInService): void {
+export function registerSignInRoutes(scope: FastifyInstance, deps: WebAuthDeps): void {
+  const { signIn } = deps;
+  // Without the web app there is nowhere else to go: the sign-in page then says who is signed in.
+  const home = deps.webAppServed ? '/' : '/login';
   scope.get('/login', async (request, reply) => {
     const query = fieldsOf(request.query);
     const account = await signedInAccount(signIn, request);
     const csrf = reply.generateCsrf();
-    if (account !== undefined) return sendPage(reply, 200, signedInPage({ csrf, username: account.username }));
+    if (account !== undefined) {
+      return sendPage(
+        reply,
+        200,
+        signedInPage({ csrf, username: account.username, home: deps.webAppServed ? home : null }),
+      );
+    }
     return sendPage(
       reply,
       200,
-      loginPage({ csrf, next: localPath(query['next'], AFTER_SIGN_IN), signupOpen: signIn.signupOpen }),
+      loginPage({ csrf, next: localPath(query['next'], home), signupOpen: signIn.signupOpen }),
     );
   });
 
   scope.post('/login', { preHandler: guardForm(scope) }, async (request, reply) => {
     const form = fieldsOf(request.body);
-    const next = localPath(form['next'], AFTER_SIGN_IN);
+    const next = localPath(form['next'], home);
     const username = form['username'] ?? '';
     const result = await signIn.signIn(username, form['password'] ?? '', request.ip);
     if (!result.ok) {
@@ -47,13 +52,13 @@ export function registerSignInRoutes(scope: FastifyInstance, signIn: SignInServi
   if (!signIn.signupOpen) return;
 
   scope.get('/signup', async (request, reply) => {
-    const next = localPath(fieldsOf(request.query)['next'], AFTER_SIGN_IN);
+    const next = localPath(fieldsOf(request.query)['next'], home);
     return sendPage(reply, 200, signupPage({ csrf: reply.generateCsrf(), next }));
   });
 
   scope.post('/signup', { preHandler: guardForm(scope) }, async (request, reply) => {
     const form = fieldsOf(request.body);
-    const next = localPath(form['next'], AFTER_SIGN_IN);
+    const next = localPath(form['next'], home);
     const result = await signIn.signUp(form['username'] ?? '', form['password'] ?? '', 'UTC', request.ip);
     if (!result.ok)
       return sendPage(reply, 400, signupPage({ csrf: reply.generateCsrf(), next, message: result.message }));

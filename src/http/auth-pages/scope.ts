@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { registerAuthorizeRoutes } from '../oauth/authorize.js';
 import { registerTokenRoutes } from '../oauth/token.js';
 import { failedPage, type WebAuthDeps } from './page-reply.js';
+import { registerAccountRoutes } from './account-routes.js';
 import { registerSignInRoutes } from './routes.js';
 
 /**
@@ -21,8 +22,10 @@ export function registerWebAuth(app: FastifyInstance, deps: WebAuthDeps): void {
       cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true, secure: 'auto' },
     });
     scope.setErrorHandler((error, request, reply) => failedPage(deps, error, request, reply));
-    registerSignInRoutes(scope, deps.signIn);
+    registerSignInRoutes(scope, deps);
     registerAuthorizeRoutes(scope, deps);
+    // Inside the pages' scope (cookies, forms, CSRF), with an error handler of its own (JSON).
+    await scope.register(async (account) => registerAccountRoutes(account, deps));
   });
   void app.register(async (scope) => {
     await scope.register(fastifyFormbody);

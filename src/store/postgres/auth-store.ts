@@ -3,8 +3,10 @@ import type { Account, Scope } from '../../domain/account.js';
 import {
   tokenIdOf,
   type AuthorizationCode,
+  type ConnectedApp,
   type FailureCount,
   type NewIssuedToken,
+  type NewSessionToken,
   type OAuthClient,
   type RefreshGrant,
   type Session,
@@ -27,6 +29,7 @@ interface TokenSummaryRow {
   readonly name: string;
   readonly scope: string;
   readonly client_id: string | null;
+  readonly grant_id: string | null;
   readonly created: BigintText;
   readonly last_used: BigintText | null;
   readonly expires_at: BigintText | null;
@@ -56,12 +59,13 @@ export class PostgresAuthStore implements AuthStore {
     return row === undefined ? undefined : { account: accountFromRow(row), passwordHash: row.password_hash };
   }
 
-  async setPassword(username: string, passwordHash: string): Promise<boolean> {
+  async setPassword(username: string, passwordHash: string, now: Micros): Promise<boolean> {
     const rows = await this.#rows(
       `WITH changed AS (UPDATE accounts SET password_hash = $2 WHERE username = $1 RETURNING id),
-            ended AS (DELETE FROM sessions WHERE account_id IN (SELECT id FROM changed))
+            ended AS (DELETE FROM sessions WHERE account_id IN (SELECT id FROM changed) RETURNING hash),
+            revoked AS (UPDATE tokens SET revoked_at = COALESCE(revoked_at, $3) WHERE grant_id IN (SELECT hash FROM ended))
        SELECT id FROM changed`,
-      [username, passwordHash],
+      [username, passwordHash, now],
     );
     return rows.length > 0;
   }
@@ -97,12 +101,35 @@ export class PostgresAuthStore implements AuthStore {
     await this.#count('UPDATE sessions SET last_seen = GREATEST(last_seen, $2) WHERE hash = $1', [hash, now]);
   }
 
-  async deleteSession(hash: string): Promise<void> {
-    await this.#count('DELETE FROM sessions WHERE hash = $1', [hash]);
+  async deleteSession(hash: string, now: Micros): Promise<void> {
+    await this.#rows(
+      `WITH ended AS (DELETE FROM sessions WHERE hash = $1 RETURNING hash),
+            revoked AS (UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE grant_id IN (SELECT hash FROM ended))
+       SELECT 1`,
+      [hash, now],
+    );
   }
 
-  forgetSessions(seenBefore: Micros): Promise<number> {
-    return this.#count('DELETE FROM sessions WHERE last_seen < $1', [seenBefore]);
+  async forgetSessions(seenBefore: Micros, now: Micros): Promise<number> {
+    const [row] = await this.#rows<{ ended: BigintText }>(
+      `WITH ended AS (DELETE FROM sessions WHERE last_seen < $1 RETURNING hash),
+            revoked AS (UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE grant_id IN (SELECT hash FROM ended))
+       SELECT count(*) AS ended FROM ended`,
+      [seenBefore, now],
+    );
+    return row === undefined ? 0 : numberFromBigint(row.ended);
+  }
+
+  async insertSessionToken(token: NewSessionToken, now: Micros): Promise<boolean> {
+    // A sign-out committing in the same instant may miss the token made meanwhile: it then lives
+    // out its short expiry (docs/auth.md), unreachable, as the browser asking for it was signed out.
+    return (
+      (await this.#count(
+        `INSERT INTO tokens (hash, account_id, scope, name, created, expires_at, client_id, grant_id)
+         SELECT $1, $2, 'write', $3, $4, $5, NULL, hash FROM sessions WHERE hash = $6 AND account_id = $2`,
+        [token.hash, token.accountId, storableText('name', token.name), now, token.expiresAt, token.sessionHash],
+      )) > 0
+    );
   }
 
   async insertClient(client: OAuthClient): Promise<void> {
@@ -250,7 +277,7 @@ export class PostgresAuthStore implements AuthStore {
 
   async listTokens(accountId: number): Promise<readonly TokenSummary[]> {
     const rows = await this.#rows<TokenSummaryRow>(
-      `SELECT hash, name, scope, client_id, created, last_used, expires_at, revoked_at
+      `SELECT hash, name, scope, client_id, grant_id, created, last_used, expires_at, revoked_at
        FROM tokens WHERE account_id = $1 ORDER BY created, hash`,
       [accountId],
     );
@@ -263,6 +290,7 @@ export class PostgresAuthStore implements AuthStore {
       lastUsed: microsOrNull(row.last_used),
       expiresAt: microsOrNull(row.expires_at),
       revoked: row.revoked_at !== null,
+      sessionBound: row.client_id === null && row.grant_id !== null,
     }));
   }
 
@@ -285,6 +313,29 @@ export class PostgresAuthStore implements AuthStore {
       name,
       now,
     ]);
+  }
+
+  async listConnectedApps(accountId: number): Promise<readonly ConnectedApp[]> {
+    const rows = await this.#rows<{
+      client_id: string;
+      name: string;
+      scope: string;
+      created: BigintText;
+      last_used: BigintText | null;
+    }>(
+      `SELECT c.client_id, k.name, c.scope, c.created,
+              (SELECT max(t.last_used) FROM tokens t WHERE t.account_id = $1 AND t.client_id = c.client_id) AS last_used
+       FROM oauth_consents c JOIN oauth_clients k ON k.id = c.client_id
+       WHERE c.account_id = $1 ORDER BY k.name, c.client_id`,
+      [accountId],
+    );
+    return rows.map((row) => ({
+      clientId: row.client_id,
+      name: row.name,
+      scope: scopeOf(row.scope),
+      allowed: numberFromBigint(row.created),
+      lastUsed: microsOrNull(row.last_used),
+    }));
   }
 
   async revokeClientAccess(accountId: number, clientId: string, now: Micros): Promise<void> {

@@ -26,6 +26,7 @@ export interface TokenSummaryRow {
   readonly name: string;
   readonly scope: string;
   readonly client_id: string | null;
+  readonly grant_id: string | null;
   readonly created: number;
   readonly last_used: number | null;
   readonly expires_at: number | null;

@@ -2,8 +2,10 @@ import type { Account, Scope } from '../../domain/account.js';
 import {
   tokenIdOf,
   type AuthorizationCode,
+  type ConnectedApp,
   type FailureCount,
   type NewIssuedToken,
+  type NewSessionToken,
   type OAuthClient,
   type RefreshGrant,
   type Session,
@@ -51,11 +53,12 @@ export class SqliteAuthStore implements AuthStore {
     });
   }
 
-  setPassword(username: string, passwordHash: string): Promise<boolean> {
+  setPassword(username: string, passwordHash: string, now: Micros): Promise<boolean> {
     return this.#run((s) =>
       this.db.transaction(() => {
         const id = s.setPassword.get(passwordHash, username);
         if (id === undefined) return false;
+        s.revokeTokensOfSessionsOf.run(now, id);
         s.deleteSessionsOf.run(id);
         return true;
       })(),
@@ -83,12 +86,37 @@ export class SqliteAuthStore implements AuthStore {
     return this.#run((s) => void s.touchSession.run(now, hash));
   }
 
-  deleteSession(hash: string): Promise<void> {
-    return this.#run((s) => void s.deleteSession.run(hash));
+  deleteSession(hash: string, now: Micros): Promise<void> {
+    return this.#run((s) =>
+      this.db.transaction(() => {
+        s.revokeTokensOfGrant.run(now, hash);
+        s.deleteSession.run(hash);
+      })(),
+    );
   }
 
-  forgetSessions(seenBefore: Micros): Promise<number> {
-    return this.#run((s) => s.forgetSessions.run(seenBefore).changes);
+  forgetSessions(seenBefore: Micros, now: Micros): Promise<number> {
+    return this.#run((s) =>
+      this.db.transaction(() => {
+        s.revokeTokensOfIdleSessions.run(now, seenBefore);
+        return s.forgetSessions.run(seenBefore).changes;
+      })(),
+    );
+  }
+
+  insertSessionToken(token: NewSessionToken, now: Micros): Promise<boolean> {
+    return this.#run(
+      (s) =>
+        s.insertSessionToken.run(
+          token.hash,
+          token.accountId,
+          token.name,
+          now,
+          token.expiresAt,
+          token.sessionHash,
+          token.accountId,
+        ).changes > 0,
+    );
   }
 
   insertClient(client: OAuthClient): Promise<void> {
@@ -249,6 +277,18 @@ export class SqliteAuthStore implements AuthStore {
     return this.#run((s) => s.revokeByName.run(now, accountId, name).changes);
   }
 
+  listConnectedApps(accountId: number): Promise<readonly ConnectedApp[]> {
+    return this.#run((s) =>
+      s.connectedApps.all(accountId, accountId).map((row) => ({
+        clientId: row.client_id,
+        name: row.name,
+        scope: scopeOf(row.scope),
+        allowed: row.created,
+        lastUsed: row.last_used,
+      })),
+    );
+  }
+
   revokeClientAccess(accountId: number, clientId: string, now: Micros): Promise<void> {
     return this.#run((s) =>
       this.db.transaction(() => {
@@ -297,6 +337,7 @@ function summaryFromRow(row: TokenSummaryRow): TokenSummary {
     lastUsed: row.last_used,
     expiresAt: row.expires_at,
     revoked: row.revoked_at !== null,
+    sessionBound: row.client_id === null && row.grant_id !== null,
   };
 }
 
@@ -324,6 +365,37 @@ function prepare(db: SqliteDatabase) {
       )
       .pluck(),
     deleteSessionsOf: db.prepare<[accountId: number]>('DELETE FROM sessions WHERE account_id = ?'),
+    revokeTokensOfSessionsOf: db.prepare<[now: number, accountId: number]>(
+      `UPDATE tokens SET revoked_at = coalesce(revoked_at, ?)
+       WHERE grant_id IN (SELECT hash FROM sessions WHERE account_id = ?)`,
+    ),
+    revokeTokensOfIdleSessions: db.prepare<[now: number, before: number]>(
+      `UPDATE tokens SET revoked_at = coalesce(revoked_at, ?)
+       WHERE grant_id IN (SELECT hash FROM sessions WHERE last_seen < ?)`,
+    ),
+    insertSessionToken: db.prepare<
+      [
+        hash: string,
+        accountId: number,
+        name: string,
+        created: number,
+        expiresAt: number,
+        sessionHash: string,
+        sessionAccountId: number,
+      ]
+    >(
+      `INSERT INTO tokens (hash, account_id, scope, name, created, expires_at, client_id, grant_id)
+       SELECT ?, ?, 'write', ?, ?, ?, NULL, hash FROM sessions WHERE hash = ? AND account_id = ?`,
+    ),
+    connectedApps: db.prepare<
+      [accountId: number, sameAccountId: number],
+      { client_id: string; name: string; scope: string; created: number; last_used: number | null }
+    >(
+      `SELECT c.client_id, k.name, c.scope, c.created,
+              (SELECT max(t.last_used) FROM tokens t WHERE t.account_id = ? AND t.client_id = c.client_id) AS last_used
+       FROM oauth_consents c JOIN oauth_clients k ON k.id = c.client_id
+       WHERE c.account_id = ? ORDER BY k.name, c.client_id`,
+    ),
     accounts: db.prepare<[], AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY username`),
     createSession: db.prepare<[hash: string, accountId: number, created: number, lastSeen: number]>(
       'INSERT INTO sessions (hash, account_id, created, last_seen) VALUES (?, ?, ?, ?)',
@@ -415,7 +487,7 @@ function prepare(db: SqliteDatabase) {
       'SELECT client_id, grant_id FROM tokens WHERE hash = ?',
     ),
     tokens: db.prepare<[accountId: number], TokenSummaryRow>(
-      `SELECT hash, name, scope, client_id, created, last_used, expires_at, revoked_at
+      `SELECT hash, name, scope, client_id, grant_id, created, last_used, expires_at, revoked_at
        FROM tokens WHERE account_id = ? ORDER BY created, hash`,
     ),
     // Hex digits sort before 'g': every hash starting with the prefix lies in [prefix, prefix || 'g').

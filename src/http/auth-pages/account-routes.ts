@@ -1,0 +1,147 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Account } from '../../domain/account.js';
+import type { SignInService } from '../../service/sign-in.js';
+import { JSON_CONTENT_TYPE } from '../wire/content-type.js';
+import {
+  renderAccountError,
+  renderAppToken,
+  renderConnectedApps,
+  renderMadeToken,
+  renderSessionAnswer,
+  renderTokenList,
+  type AccountErrorCode,
+} from '../wire/account.js';
+import { fieldsOf } from './form.js';
+import { guardForm, isCsrfFailure, type WebAuthDeps } from './page-reply.js';
+import { sessionIdOf, setSessionCookie, signedInAccount } from './session-cookie.js';
+
+/** The answers hold secrets or an account's data: never kept by a cache on the way. */
+function sendAccountJson(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.code(status).headers({ 'cache-control': 'no-store' }).type(JSON_CONTENT_TYPE).send(body);
+}
+
+const STATUS: Readonly<Record<AccountErrorCode, number>> = {
+  signed_out: 401,
+  forbidden: 403,
+  invalid: 400,
+  not_found: 404,
+  too_large: 413,
+  server_error: 500,
+};
+
+class AccountError extends Error {
+  override name = 'AccountError';
+  constructor(
+    readonly code: AccountErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const SIGNED_OUT = 'not signed in: sign in at /login';
+
+async function requireAccount(signIn: SignInService, request: FastifyRequest): Promise<Account> {
+  const account = await signedInAccount(signIn, request);
+  if (account === undefined) throw new AccountError('signed_out', SIGNED_OUT);
+  return account;
+}
+
+/** `expires_in_days`: empty or missing means never; anything else a whole number of days. */
+function expiryDaysOf(text: string | undefined): number | null {
+  if (text === undefined || text === '' || text === 'never') return null;
+  if (!/^\d{1,6}$/.test(text)) throw new AccountError('invalid', 'expires_in_days must be a number of days or "never"');
+  return Number(text);
+}
+
+/**
+ * The signed-in browser's own endpoints (docs/auth.md): the web app's token for its session, and
+ * the settings page's password, tokens and connected apps. Authenticated by the session cookie,
+ * never by a token (a token cannot make tokens or change the password); every POST is form-encoded
+ * and CSRF-checked like the pages' forms (the token in `X-CSRF-Token` or `_csrf`, plus `Origin`).
+ * Registered in a scope of their own inside the pages' scope: errors answer JSON, not a page.
+ */
+export function registerAccountRoutes(scope: FastifyInstance, deps: WebAuthDeps): void {
+  const { signIn, access } = deps;
+  const guarded = { preHandler: guardForm(scope) };
+
+  scope.setErrorHandler((error, request, reply) => {
+    if (error instanceof AccountError) {
+      return sendAccountJson(reply, STATUS[error.code], renderAccountError(error.code, error.message));
+    }
+    if (isCsrfFailure(error)) {
+      const message = 'the request came from another site, or its CSRF token is missing or stale';
+      return sendAccountJson(reply, 403, renderAccountError('forbidden', message));
+    }
+    if (typeof error === 'object' && error !== null && 'statusCode' in error && error.statusCode === 413) {
+      return sendAccountJson(reply, 413, renderAccountError('too_large', 'the request is too large'));
+    }
+    // Never the request itself in the log: it may hold a password.
+    deps.log.error({ err: error, path: request.routeOptions.url }, 'account endpoint failed');
+    return sendAccountJson(reply, 500, renderAccountError('server_error', 'the server could not answer; try again'));
+  });
+
+  scope.get('/account/session', async (request, reply) => {
+    const account = await requireAccount(signIn, request);
+    return sendAccountJson(reply, 200, renderSessionAnswer(account, reply.generateCsrf()));
+  });
+
+  scope.post('/account/app-token', guarded, async (request, reply) => {
+    const made = await signIn.appTokenFor(sessionIdOf(request));
+    if (made === undefined) throw new AccountError('signed_out', SIGNED_OUT);
+    return sendAccountJson(reply, 200, renderAppToken(made.token, made.expiresInSeconds));
+  });
+
+  scope.post('/account/password', guarded, async (request, reply) => {
+    const account = await requireAccount(signIn, request);
+    const form = fieldsOf(request.body);
+    const result = await signIn.changePassword(
+      account,
+      form['current_password'] ?? '',
+      form['new_password'] ?? '',
+      request.ip,
+    );
+    if (!result.ok) throw new AccountError('invalid', result.message);
+    setSessionCookie(reply, result.sessionId);
+    return sendAccountJson(reply, 200, renderAppToken(result.appToken.token, result.appToken.expiresInSeconds));
+  });
+
+  scope.get('/account/tokens', async (request, reply) => {
+    const account = await requireAccount(signIn, request);
+    return sendAccountJson(reply, 200, renderTokenList(await access.personalTokens(account), account));
+  });
+
+  scope.post('/account/tokens', guarded, async (request, reply) => {
+    const account = await requireAccount(signIn, request);
+    const form = fieldsOf(request.body);
+    const tokenScope = form['scope'] ?? 'write';
+    if (tokenScope !== 'read' && tokenScope !== 'write')
+      throw new AccountError('invalid', 'scope must be read or write');
+    const made = await access.makeToken(account, {
+      name: form['name'] ?? '',
+      scope: tokenScope,
+      expiresInDays: expiryDaysOf(form['expires_in_days']),
+    });
+    if (!made.ok) throw new AccountError('invalid', made.message);
+    return sendAccountJson(reply, 201, renderMadeToken(made.token, made.summary, account));
+  });
+
+  scope.post<{ Params: { id: string } }>('/account/tokens/:id/revoke', guarded, async (request, reply) => {
+    const account = await requireAccount(signIn, request);
+    if (!(await access.revokeToken(account, request.params.id))) {
+      throw new AccountError('not_found', 'no such token');
+    }
+    return reply.code(204).headers({ 'cache-control': 'no-store' }).send();
+  });
+
+  scope.get('/account/apps', async (request, reply) => {
+    const account = await requireAccount(signIn, request);
+    return sendAccountJson(reply, 200, renderConnectedApps(await access.connectedApps(account), account));
+  });
+
+  scope.post<{ Params: { id: string } }>('/account/apps/:id/revoke', guarded, async (request, reply) => {
+    const account = await requireAccount(signIn, request);
+    if (!(await access.revokeApp(account, request.params.id))) throw new AccountError('not_found', 'no such app');
+    return reply.code(204).headers({ 'cache-control': 'no-store' }).send();
+  });
+}
