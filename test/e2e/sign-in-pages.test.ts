@@ -64,9 +64,10 @@ describe('sign-in pages', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
   it('goes back only to a path on this server after signing in', async () => {
     for (const [next, expected] of [
       ['/oauth/authorize?x=1', '/oauth/authorize?x=1'],
-      ['//evil.example/x', '/login'],
-      ['/\\evil.example', '/login'],
-      ['https://evil.example/', '/login'],
+      // Anywhere else: the web app (served from the built tree) instead.
+      ['//evil.example/x', '/'],
+      ['/\\evil.example', '/'],
+      ['https://evil.example/', '/'],
     ] as const) {
       const browser = new WebSession(server.origin);
       const answer = await browser.signInAt(`/login?next=${encodeURIComponent(next)}`, 'alice', PASSWORD);

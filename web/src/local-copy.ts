@@ -94,6 +94,11 @@ export class LocalStore {
     await tx.done;
   }
 
+  /** Whose copy this is (the settings' account id); null when none was kept. */
+  async ownerId(): Promise<string | null> {
+    return (await this.db.get('settings', 'settings'))?.id ?? null;
+  }
+
   async saveSettings(settings: Settings): Promise<void> {
     await this.db.put('settings', settings, 'settings');
   }

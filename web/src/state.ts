@@ -18,10 +18,11 @@ export const notice = signal<string | null>(null);
 /** The copy was read (from the browser or the server): the views may show. */
 export const ready = signal(false);
 /**
- * Why no account is shown: signed out (the copy is gone), or the server no longer takes the
- * token (E401: the session ended; changes still waiting stay in the copy for the next sign-in).
+ * Why no account is shown: signed out (the copy is gone), the server no longer takes the token
+ * and the browser's session has ended (changes still waiting stay in the copy for the next
+ * sign-in), or the server cannot be reached to sign in.
  */
-export const signedOut = signal<'signed-out' | 'session-ended' | null>(null);
+export const signedOut = signal<'signed-out' | 'session-ended' | 'offline' | null>(null);
 
 export const route = signal<Route>(routeOf(location.hash));
 export const search = signal('');

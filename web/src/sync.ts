@@ -31,6 +31,8 @@ export class SyncEngine {
   private again = false;
   private timer: ReturnType<typeof setInterval> | null = null;
   private stopped = false;
+  /** A new token was taken after an E401 and has not yet carried a whole round. */
+  private renewed = false;
   /** Whose copy this is (from the settings); null before the first answer. */
   private accountId: string | null = null;
   /** The copy's writes under way, in order. */
@@ -46,6 +48,8 @@ export class SyncEngine {
   constructor(
     private readonly api: ApiClient,
     private readonly store: LocalStore,
+    /** A new token from the browser's session after an E401; false when it has ended too. */
+    private readonly renewToken: () => Promise<boolean>,
   ) {}
 
   /** Shows the browser's copy at once, then starts syncing. */
@@ -123,12 +127,18 @@ export class SyncEngine {
       await Promise.all(KINDS.map(async (kind) => this.pull(kind)));
       online.value = true;
       ready.value = true;
+      this.renewed = false;
       await Promise.all([this.saving, this.store.saveSettings(account)]);
     } catch (error) {
       if (this.stopped) return;
       if (error instanceof UnavailableError) online.value = false;
-      else if (error instanceof ApiError && error.retcode === 'E401') await this.sessionEnded();
-      else notice.value = error instanceof Error ? error.message : String(error);
+      else if (error instanceof ApiError && error.retcode === 'E401') {
+        // Once per refusal: a new token refused again means something else is wrong.
+        if (!this.renewed && (await this.renewToken())) {
+          this.renewed = true;
+          this.again = true;
+        } else await this.sessionEnded();
+      } else notice.value = error instanceof Error ? error.message : String(error);
     }
   }
 

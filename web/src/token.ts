@@ -1,6 +1,6 @@
 /**
- * Where the app finds its access token. Sign-in (ACCOUNTS.md) leaves it in the tab's session
- * storage under this key; the app never asks for it itself. Signing out removes it.
+ * Where the app keeps its access token: the tab's session storage, gone when the tab closes. The
+ * app asks the browser's session for one (session.ts) when the tab has none; signing out removes it.
  */
 export const TOKEN_STORAGE_KEY = 'task-service.token';
 
@@ -11,4 +11,8 @@ export function currentToken(): string | null {
 
 export function forgetToken(): void {
   sessionStorage.removeItem(TOKEN_STORAGE_KEY);
+}
+
+export function rememberToken(token: string): void {
+  sessionStorage.setItem(TOKEN_STORAGE_KEY, token);
 }

@@ -53,11 +53,8 @@ export interface OpenApp {
   readonly problems: string[];
 }
 
-/**
- * A fresh browser profile with the token where sign-in leaves it (the tab's session storage),
- * showing the app once its navigation is there.
- */
-export async function openApp(fixture: WebFixture, token: string): Promise<OpenApp> {
+/** A fresh browser profile and tab, which records uncaught errors and dialogs. */
+export async function openBrowser(fixture: WebFixture): Promise<OpenApp> {
   const context = await fixture.browser.newContext({ viewport: { width: 1200, height: 800 } });
   const page = await context.newPage();
   const problems: string[] = [];
@@ -67,15 +64,33 @@ export async function openApp(fixture: WebFixture, token: string): Promise<OpenA
     void dialog.dismiss();
   });
   page.setDefaultTimeout(EXPECT_TIMEOUT_MS);
-  await page.goto(`${fixture.server.origin}/`);
-  // Page-side code is given as text: the tests are type-checked without the DOM's types.
-  await page.evaluate(`sessionStorage.setItem(${JSON.stringify(TOKEN_STORAGE_KEY)}, ${JSON.stringify(token)})`);
-  await page.reload();
+  return { context, page, problems };
+}
+
+/**
+ * Waits until the app shows the Inbox, and its service worker keeps the page (tests start once
+ * it has: offline reloads need it).
+ */
+export async function waitForInbox(page: Page): Promise<void> {
   await page.getByRole('navigation').waitFor();
   await page.getByRole('list', { name: 'Inbox' }).waitFor({ state: 'attached' });
-  // The service worker keeps the page for offline reloads; tests start once it has.
   await page.evaluate('navigator.serviceWorker.ready.then(() => true)');
-  return { context, page, problems };
+}
+
+/**
+ * A fresh browser profile with a token made elsewhere (the CLI) where the app keeps its own (the
+ * tab's session storage), showing the app: for tests about the app rather than about signing in.
+ * The token is put there from the sign-in page, which runs none of the app's script.
+ */
+export async function openApp(fixture: WebFixture, token: string): Promise<OpenApp> {
+  const opened = await openBrowser(fixture);
+  const { page } = opened;
+  await page.goto(`${fixture.server.origin}/login`);
+  // Page-side code is given as text: the tests are type-checked without the DOM's types.
+  await page.evaluate(`sessionStorage.setItem(${JSON.stringify(TOKEN_STORAGE_KEY)}, ${JSON.stringify(token)})`);
+  await page.goto(`${fixture.server.origin}/`);
+  await waitForInbox(page);
+  return opened;
 }
 
 /** Another client (curl, a phone) writing a task through the API with its own token. */

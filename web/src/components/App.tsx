@@ -1,5 +1,5 @@
 import { useEffect } from 'preact/hooks';
-import { signOut } from '../session.ts';
+import { signInAddress, signOut } from '../session.ts';
 import {
   currentViewName,
   helpOpen,
@@ -21,6 +21,12 @@ import { Nav } from './Nav.tsx';
 import { QuickAddField } from './QuickAddField.tsx';
 import { SettingsView } from './SettingsView.tsx';
 import { TaskList } from './TaskList.tsx';
+
+const SIGNED_OUT_MESSAGES = {
+  'signed-out': 'You are signed out. This browser keeps none of your tasks.',
+  'session-ended': 'Your session has ended: sign in again to go on. Changes not yet sent are kept until then.',
+  offline: 'The server cannot be reached to sign you in. Try again when the network is back.',
+} as const;
 
 function followHash(): void {
   if (location.hash === '#/sign-out') {
@@ -72,11 +78,11 @@ export function App() {
     return (
       <main class="signed-out">
         <h1>Task Service</h1>
-        {signedOut.value === 'signed-out' ? (
-          <p>You are signed out. This browser keeps none of your tasks.</p>
-        ) : (
-          <p>Your session has ended: sign in again to go on. Changes not yet sent are kept until then.</p>
-        )}
+        <Notice />
+        <p>{SIGNED_OUT_MESSAGES[signedOut.value]}</p>
+        <p>
+          <a href={signInAddress()}>Sign in</a>
+        </p>
       </main>
     );
   }

@@ -2,6 +2,9 @@ import { useSignal } from '@preact/signals';
 import { ApiError, UnavailableError, type SettingsBody } from '../api.ts';
 import { api } from '../session.ts';
 import { settings } from '../state.ts';
+import { AppsSection } from './AppsSection.tsx';
+import { PasswordSection } from './PasswordSection.tsx';
+import { TokensSection } from './TokensSection.tsx';
 
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
@@ -10,13 +13,26 @@ const ZONES: readonly string[] =
   typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : ['UTC'];
 
 /**
- * Nickname, time zone and week start, saved as they change. Password, tokens and connected apps
- * (ACCOUNTS.md section 4) come with sign-in.
+ * Nickname, time zone and week start, saved as they change; then the password, the account's
+ * tokens and its connected apps (ACCOUNTS.md section 4), through the browser's session.
  */
 export function SettingsView() {
+  if (settings.value === null) return <p class="empty">Loading settings…</p>;
+  return (
+    <div class="settings-page">
+      <ProfileForm />
+      <PasswordSection />
+      <TokensSection />
+      <AppsSection />
+    </div>
+  );
+}
+
+/** Nickname, time zone and week start, saved as they change. */
+function ProfileForm() {
   const status = useSignal<string | null>(null);
   const current = settings.value;
-  if (current === null) return <p class="empty">Loading settings…</p>;
+  if (current === null) return null;
 
   const save = async (body: SettingsBody): Promise<void> => {
     try {

@@ -1,0 +1,68 @@
+import { useSignal } from '@preact/signals';
+import { useEffect } from 'preact/hooks';
+import type { ConnectedApp } from '../account-api.ts';
+import { account } from '../session.ts';
+import { zone } from '../state.ts';
+import { failureMessage } from './account-status.ts';
+import { whenText } from './when.ts';
+
+/**
+ * The OAuth apps the account allowed (ACCOUNTS.md section 4), each with Revoke: its tokens stop
+ * working at once, and it must ask again.
+ */
+export function AppsSection() {
+  const apps = useSignal<readonly ConnectedApp[] | null>(null);
+  const status = useSignal<string | null>(null);
+
+  const load = async (): Promise<void> => {
+    try {
+      apps.value = await account.apps();
+    } catch (error) {
+      status.value = failureMessage('Apps not shown', error);
+    }
+  };
+  useEffect(() => void load(), []);
+
+  const revoke = async (app: ConnectedApp): Promise<void> => {
+    try {
+      await account.revokeApp(app.clientId);
+      status.value = `${app.name} no longer has access.`;
+      await load();
+    } catch (error) {
+      status.value = failureMessage('Not revoked', error);
+    }
+  };
+
+  const where = zone.value;
+  return (
+    <section class="settings-section" aria-labelledby="apps-heading">
+      <h2 id="apps-heading">Connected apps</h2>
+      {apps.value === null ? (
+        <p class="status">Loading apps…</p>
+      ) : apps.value.length === 0 ? (
+        <p class="status">No apps are connected to your account.</p>
+      ) : (
+        <ul class="access-list" aria-label="Connected apps">
+          {apps.value.map((app) => (
+            <li key={app.clientId} class="access-item">
+              <div>
+                <strong>{app.name}</strong>
+                <span class="access-meta">
+                  {app.scope === 'write' ? 'may read and change your tasks' : 'may read your tasks'} · allowed{' '}
+                  {whenText(app.allowed, where)} · last used{' '}
+                  {app.lastUsed === null ? 'never' : whenText(app.lastUsed, where)}
+                </span>
+              </div>
+              <button type="button" class="danger" aria-label={`Revoke ${app.name}`} onClick={() => void revoke(app)}>
+                Revoke
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <p role="status" class="status">
+        {status.value}
+      </p>
+    </section>
+  );
+}

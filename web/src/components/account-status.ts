@@ -1,0 +1,14 @@
+import { UnavailableError } from '../api.ts';
+import { AccountError, isSignedOut } from '../account-api.ts';
+
+/**
+ * What to tell the person when an account call failed: the server's own message (written for
+ * people), or that it cannot be reached. Without a session (it ended, or the tab's token came from
+ * elsewhere) the tasks still sync with the token; managing the account needs a new sign-in.
+ */
+export function failureMessage(action: string, error: unknown): string {
+  if (isSignedOut(error)) return `${action}: this browser is not signed in; sign in again to manage your account.`;
+  if (error instanceof AccountError) return `${action}: ${error.message}.`;
+  if (error instanceof UnavailableError) return `${action}: the server cannot be reached.`;
+  throw error;
+}
