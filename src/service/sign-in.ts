@@ -21,7 +21,7 @@ const TOUCH_EVERY_MICROS = 10 * 60 * MICROS_PER_SECOND;
  * The web app's token lives a day: the app asks its session for a new one when it is refused, so
  * a copy taken from the browser is worth little for long, and the session still decides.
  */
-export const APP_TOKEN_LIFETIME_SECONDS = 86_400;
+const APP_TOKEN_LIFETIME_SECONDS = 86_400;
 const APP_TOKEN_NAME = 'Web app';
 
 /** A token the web app got from its session: shown once, to the browser that asked. */

@@ -1,13 +1,14 @@
 /**
- * `npm run screenshots:web`: the web app's main screens on a small account, written to
- * docs/screenshots/ (the README and docs/web.md show them).
+ * `npm run screenshots:web`: the sign-in page, the web app's main screens on a small account, the
+ * consent page and Settings, written to docs/screenshots/ (the README and docs/web.md show them).
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { cli, launchChromium, post, REPO, serve, TOKEN_KEY } from './web-support.js';
+import { addUserWithPassword, cli, launchChromium, post, REPO, serve, signIn } from './web-support.js';
 
 const SHOTS = path.join(REPO, 'docs', 'screenshots');
+const PASSWORD = 'a long passphrase';
 
 function day(offset: number): string {
   return new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
@@ -38,20 +39,29 @@ async function main(): Promise<void> {
   const server = await serve(dataDir, port);
   const browser = await launchChromium();
   try {
-    await cli(dataDir, ['user', 'add', 'ana']);
-    const token = await cli(dataDir, ['token', 'create', 'ana']);
+    await addUserWithPassword(dataDir, 'ana', PASSWORD);
+    const token = await cli(dataDir, ['token', 'create', 'ana', '--name', 'phone']);
     await post(origin, token, TASKS);
+    const resultPage = `${origin}/oauth/auth_result.html`;
+    const [clientId = ''] = (
+      await cli(dataDir, ['client', 'add', 'Vim plugin', '--redirect-uri', resultPage, '--legacy-implicit'])
+    ).split('\n');
     const context = await browser.newContext({ viewport: { width: 1200, height: 640 } });
     const page = await context.newPage();
-    await page.goto(`${origin}/`);
-    await page.evaluate(`sessionStorage.setItem(${JSON.stringify(TOKEN_KEY)}, ${JSON.stringify(token)})`);
-    await page.reload();
-    await page.getByRole('checkbox', { name: 'Complete Sort the receipts from the trip' }).waitFor();
-    await page.evaluate('navigator.serviceWorker.ready.then(() => true)');
     const shot = async (name: string): Promise<void> => {
       await page.waitForTimeout(200);
       await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
     };
+    await page.goto(`${origin}/`);
+    await page.waitForURL(`${origin}/login?next=%2F`);
+    await page.getByRole('textbox', { name: 'Username' }).fill('ana');
+    await page.getByLabel('Password').fill('not my password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+    await shot('sign-in');
+    await signIn(page, origin, 'ana', PASSWORD);
+    await page.getByRole('checkbox', { name: 'Complete Sort the receipts from the trip' }).waitFor();
+    await page.evaluate('navigator.serviceWorker.ready.then(() => true)');
     await page.getByRole('textbox', { name: 'Add a task' }).fill('Book a table #Family @phone *dinner !2 ^fri');
     await shot('inbox');
     await page.getByRole('textbox', { name: 'Add a task' }).fill('');
@@ -66,8 +76,29 @@ async function main(): Promise<void> {
     await page.keyboard.press('?');
     await shot('help');
     await page.keyboard.press('Escape');
-    await page.getByRole('link', { name: 'Settings' }).click();
+    // An app asks for access (the consent page), then Settings lists it with the tokens.
+    const authorize = new URL('/oauth/authorize', origin);
+    authorize.search = new URLSearchParams({
+      response_type: 'token',
+      client_id: clientId,
+      redirect_uri: resultPage,
+      scope: 'read',
+    }).toString();
+    await page.goto(authorize.toString());
+    await page.getByRole('button', { name: 'Allow' }).waitFor();
+    await shot('consent');
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.getByRole('textbox', { name: 'Access token' }).waitFor();
+    await page.goto(`${origin}/#/settings`);
+    await page.setViewportSize({ width: 1200, height: 1240 });
+    const tokens = page.getByRole('region', { name: 'Tokens' });
+    await tokens.getByRole('textbox', { name: 'Token name' }).fill('backup script');
+    await tokens.getByRole('combobox', { name: 'Access' }).selectOption('read');
+    await tokens.getByRole('button', { name: 'New token' }).click();
+    await tokens.getByRole('textbox', { name: /Your new token/ }).waitFor();
+    await page.getByRole('region', { name: 'Connected apps' }).getByRole('listitem').waitFor();
     await shot('settings');
+    await page.setViewportSize({ width: 1200, height: 640 });
     await page.getByRole('link', { name: /^Inbox/ }).click();
     await context.setOffline(true);
     await page.getByRole('textbox', { name: 'Add a task' }).fill('Written on the train');

@@ -3,12 +3,12 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 // Compiled to .bench/build/tools/bench/: the repository is four folders up.
 export const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
 const CLI = path.join(REPO, 'dist', 'src', 'cli', 'index.js');
-export const TOKEN_KEY = 'task-service.token';
+const TOKEN_KEY = 'task-service.token';
 const CHROMIUM_FLAGS = [
   '--no-sandbox',
   '--disable-gpu',
@@ -22,6 +22,37 @@ const run = promisify(execFile);
 export async function cli(dataDir: string, args: readonly string[]): Promise<string> {
   const { stdout } = await run(process.execPath, [CLI, ...args, '--data-dir', dataDir]);
   return stdout.trim();
+}
+
+/** `user add <name> --password-stdin`: an account a person signs in to with that password. */
+export async function addUserWithPassword(dataDir: string, username: string, password: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const child = execFile(
+      process.execPath,
+      [CLI, 'user', 'add', username, '--password-stdin', '--data-dir', dataDir],
+      (error) => (error === null ? resolve() : reject(error)),
+    );
+    child.stdin?.end(`${password}\n`);
+  });
+}
+
+/** Signs in through the server's sign-in page, as a person does; the app opens after it. */
+export async function signIn(page: Page, origin: string, username: string, password: string): Promise<void> {
+  await page.goto(`${origin}/login?next=%2F`);
+  await page.getByRole('textbox', { name: 'Username' }).fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${origin}/`);
+}
+
+/**
+ * The app with a token made by the CLI, put where the app keeps its own (the tab's session
+ * storage) from the sign-in page, which runs none of the app's script.
+ */
+export async function openWithToken(page: Page, origin: string, token: string): Promise<void> {
+  await page.goto(`${origin}/login`);
+  await page.evaluate(`sessionStorage.setItem(${JSON.stringify(TOKEN_KEY)}, ${JSON.stringify(token)})`);
+  await page.goto(`${origin}/`);
 }
 
 export async function serve(dataDir: string, port: number): Promise<ChildProcess> {

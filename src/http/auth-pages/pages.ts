@@ -14,33 +14,88 @@ export function page(title: string, body: SafeHtml): string {
         <title>${title} · Task Service</title>
         <style>
           body {
-            font-family: system-ui, sans-serif;
-            max-width: 28rem;
-            margin: 3rem auto;
-            padding: 0 1rem;
+            font-family:
+              system-ui,
+              -apple-system,
+              'Segoe UI',
+              Roboto,
+              sans-serif;
+            font-size: 15px;
+            color: #1f2328;
+            background: #f4f6f8;
+            margin: 0;
+            padding: 4rem 1rem;
             line-height: 1.5;
+          }
+          main {
+            max-width: 24rem;
+            margin: 0 auto;
+            background: #fff;
+            border: 1px solid #d8dde3;
+            border-radius: 10px;
+            padding: 1.5rem 2rem 2rem;
+          }
+          .brand {
+            margin: 0;
+            color: #5b636d;
+            font-size: 13px;
+            font-weight: 600;
+            letter-spacing: 0.05em;
+            text-transform: uppercase;
+          }
+          h1 {
+            font-size: 1.5rem;
+            margin: 0.25rem 0 1rem;
           }
           label {
             display: block;
             margin-top: 1rem;
+            font-size: 13px;
+            color: #5b636d;
           }
           input {
             width: 100%;
-            padding: 0.4rem;
+            padding: 0.5rem 0.6rem;
             box-sizing: border-box;
+            font: inherit;
+            border: 1px solid #d8dde3;
+            border-radius: 6px;
+          }
+          input:focus-visible,
+          button:focus-visible {
+            outline: 2px solid #1f6feb;
+            outline-offset: 1px;
           }
           button {
-            margin-top: 1rem;
+            margin-top: 1.25rem;
             margin-right: 0.5rem;
-            padding: 0.4rem 1rem;
+            padding: 0.5rem 1.25rem;
+            font: inherit;
+            border: 1px solid #d8dde3;
+            border-radius: 6px;
+            background: #fff;
+            cursor: pointer;
+          }
+          button:first-of-type {
+            background: #1f6feb;
+            border-color: #1f6feb;
+            color: #fff;
+          }
+          a {
+            color: #1f6feb;
           }
           [role='alert'] {
-            color: #a00;
+            color: #b42318;
+            background: #fde8e7;
+            border: 1px solid #f1b5b0;
+            border-radius: 6px;
+            padding: 0.4rem 0.75rem;
           }
         </style>
       </head>
       <body>
         <main>
+          <p class="brand">Task Service</p>
           <h1>${title}</h1>
           ${body}
         </main>
