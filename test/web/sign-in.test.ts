@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addClient, addUserWithPassword } from '../e2e/support/auth-server.js';
 import { oauth, request } from '../e2e/support/http.js';
-import { cleanUpProcesses, E2E_TEST_TIMEOUT_MS } from '../e2e/support/processes.js';
+import { cleanUpProcesses, E2E_TEST_TIMEOUT_MS, runCli } from '../e2e/support/processes.js';
 import { WebSession } from '../e2e/support/web-session.js';
 import {
   eventually,
@@ -235,6 +235,27 @@ describe('signing in to the web app, its settings, and signing out', { timeout: 
     await apps.getByRole('button', { name: 'Revoke Vim plugin' }).click();
     await apps.getByText('No apps are connected to your account.').waitFor();
     expect(await statusOf(appToken)).toBe(401);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('takes a new token from its session when the server refuses the one it has', async () => {
+    const username = await newPerson();
+    const { page, context, problems } = await signedIn(username);
+    const first = await tokenIn(page);
+    // After `--`: a token may start with `-`, which would read as an option.
+    const revoked = await runCli(['token', 'revoke', '--data-dir', fixture.dataDir, '--', first]);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    await eventually(async () => expect(await tokenIn(page)).not.toBe(first));
+    const field = page.getByRole('textbox', { name: 'Add a task' });
+    await field.fill('Still here');
+    await field.press('Enter');
+    const second = await tokenIn(page);
+    await eventually(async () => {
+      const listed = await request(fixture.server.origin, { path: '/v1/tasks', headers: oauth(second) });
+      expect(listed.text).toContain('Still here');
+    });
+    expect(await page.getByText('Your session has ended').count()).toBe(0);
     expect(problems).toEqual([]);
     await context.close();
   });

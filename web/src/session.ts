@@ -7,7 +7,7 @@ import { AccountApi } from './account-api.ts';
 import { useEngine } from './actions.ts';
 import { createApi, UnavailableError } from './api.ts';
 import { LocalStore } from './local-copy.ts';
-import { contexts, notice, projects, settings, signedOut, tasks, waiting } from './state.ts';
+import { contexts, notice, projects, settings, signedOut, signingIn, tasks, waiting } from './state.ts';
 import { SyncEngine } from './sync.ts';
 import { currentToken, forgetToken, rememberToken } from './token.ts';
 
@@ -70,9 +70,13 @@ async function renewToken(): Promise<boolean> {
 
 export async function startSession(): Promise<void> {
   const store = await LocalStore.open();
-  if (currentToken() === null && !(await obtainToken(store))) {
-    store.close();
-    return;
+  if (currentToken() === null) {
+    const obtained = await obtainToken(store);
+    if (!obtained) {
+      store.close();
+      return;
+    }
+    signingIn.value = false;
   }
   const engine = new SyncEngine(api, store, renewToken);
   running = { engine, store };

@@ -2,6 +2,7 @@
 import { computed, signal } from '@preact/signals';
 import type { Label, Settings, Task } from './api.ts';
 import { dayOf, wallClock } from './dates.ts';
+import { currentToken } from './token.ts';
 import { countByBox, routeOf, rowsOf, searched, viewName, type Route } from './views.ts';
 
 export const tasks = signal<ReadonlyMap<string, Task>>(new Map());
@@ -23,6 +24,11 @@ export const ready = signal(false);
  * sign-in), or the server cannot be reached to sign in.
  */
 export const signedOut = signal<'signed-out' | 'session-ended' | 'offline' | null>(null);
+/**
+ * The tab had no token when the app started, and is asking the browser's session for one (or
+ * leaving for the sign-in page): nothing of an account is shown meanwhile.
+ */
+export const signingIn = signal(currentToken() === null);
 
 export const route = signal<Route>(routeOf(location.hash));
 export const search = signal('');

@@ -72,7 +72,10 @@ export async function openBrowser(fixture: WebFixture): Promise<OpenApp> {
  * it has: offline reloads need it).
  */
 export async function waitForInbox(page: Page): Promise<void> {
-  await page.getByRole('navigation').waitFor();
+  // Twice the usual wait for the first sight of the app: after a sign-in it follows the password
+  // check (argon2, made to be slow) and the first listing, and with another browser test file
+  // beside it on this shared 2-core machine, 10 s was once not enough.
+  await page.getByRole('navigation').waitFor({ timeout: 2 * EXPECT_TIMEOUT_MS });
   await page.getByRole('list', { name: 'Inbox' }).waitFor({ state: 'attached' });
   await page.evaluate('navigator.serviceWorker.ready.then(() => true)');
 }

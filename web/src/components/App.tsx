@@ -11,6 +11,7 @@ import {
   search,
   selectedId,
   signedOut,
+  signingIn,
   waiting,
 } from '../state.ts';
 import { routeOf } from '../views.ts';
@@ -73,6 +74,15 @@ export function App() {
   useEffect(() => {
     if (ready.value) performance.mark('inbox-shown');
   }, [ready.value]);
+
+  if (signingIn.value && signedOut.value === null) {
+    return (
+      <main class="signed-out">
+        <h1>Task Service</h1>
+        <p role="status">Signing in…</p>
+      </main>
+    );
+  }
 
   if (signedOut.value !== null) {
     return (
