@@ -210,6 +210,12 @@ describe('only serve and migrate make a store', { timeout: E2E_TEST_TIMEOUT_MS }
       ['token', 'create', 'alice'],
       ['token', 'revoke', 'abc'],
       ['user', 'disable', 'alice'],
+      ['user', 'list'],
+      ['user', 'enable', 'alice'],
+      ['token', 'list', 'alice'],
+      ['token', 'revoke', '--id', 'abc'],
+      ['client', 'list'],
+      ['client', 'add', 'App', '--redirect-uri', 'https://app.example/cb'],
     ]) {
       expectOneLine(await runCli([...args, '--data-dir', typo]), new RegExp(`no task-service store at ${typo}`));
     }

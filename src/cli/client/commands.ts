@@ -2,7 +2,6 @@
  * The terminal client, on the SDK: `login`, `add`, `ls`, `done` and `sync`, in the same
  * `task-service` command as the admin commands. People get lines of text, scripts `--json`.
  */
-import { parseArgs } from 'node:util';
 import {
   calendarDateIn,
   parseQuickAdd,
@@ -11,10 +10,10 @@ import {
   TaskServiceError,
   type Task,
 } from '../../client/index.js';
-import { configDir, CREDENTIALS_FILE, readJsonFile, writeJsonFile } from './files.js';
+import type { ClientCommand } from '../../config.js';
+import { CREDENTIALS_FILE, readJsonFile, writeJsonFile } from './files.js';
 import { plain, taskLine } from './format.js';
 import { syncLocalCopy } from './local-copy.js';
-import { CLIENT_USAGE } from './usage.js';
 
 /** A mistake in how the client was called, or a state it cannot work in (not logged in). */
 export class ClientUsageError extends Error {
@@ -65,7 +64,7 @@ async function readCredentials(dir: string): Promise<Credentials> {
   ) {
     return { url: stored.url, token: stored.token };
   }
-  throw new ClientUsageError('not logged in: run "task-service login <url> --token <token>" first');
+  throw new ClientUsageError('not logged in: run "task-service login <url> --token <token|->" first');
 }
 
 function serviceUrl(text: string): string {
@@ -121,35 +120,25 @@ function pickTask(tasks: readonly Task[], wanted: string): Task {
 }
 
 /** Runs one client command; throws ClientUsageError or the SDK's errors for the caller to show. */
-export async function runClientCommand(argv: readonly string[], env: NodeJS.ProcessEnv, output: Output): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      token: { type: 'string' },
-      project: { type: 'string' },
-      context: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-  });
-  const [command, ...rest] = positionals;
-  const dir = configDir(env);
-  const asJson = values.json;
-  if (command === 'login') {
+export async function runClientCommand(command: ClientCommand, output: Output): Promise<void> {
+  const rest = command.args;
+  const dir = command.configDir;
+  const asJson = command.flags.on('json');
+  const given = command.flags.text('token');
+  if (command.name === 'login') {
     const [url] = rest;
-    if (url === undefined || rest.length > 1 || values.token === undefined || values.token === '') {
-      throw new ClientUsageError('usage: task-service login <url> --token <token>');
+    if (url === undefined || rest.length > 1 || given === undefined || given === '') {
+      throw new ClientUsageError('usage: task-service login <url> --token <token|->');
     }
     // `--token -` reads it from standard input, keeping it out of the shell history and `ps`.
-    const token = values.token === '-' ? (await output.readInput()).trim() : values.token;
+    const token = given === '-' ? (await output.readInput()).trim() : given;
     if (token === '') throw new ClientUsageError('the token read from standard input is empty');
     await login(serviceUrl(url), token, dir, output, asJson);
     return;
   }
   const credentials = await readCredentials(dir);
   const client = new TaskServiceClient({ baseUrl: credentials.url, token: credentials.token });
-  switch (command) {
+  switch (command.name) {
     case 'add': {
       const text = rest.join(' ');
       const parsed = parseQuickAdd(text);
@@ -170,7 +159,7 @@ export async function runClientCommand(argv: readonly string[], env: NodeJS.Proc
       }
       const zone = (await client.settings()).timezone;
       const inBox = boxName === undefined ? isOpen : BOXES[boxName];
-      const labels = labelFilter(values.project, values.context);
+      const labels = labelFilter(command.flags.text('project'), command.flags.text('context'));
       const tasks = (await client.tasks.all())
         .filter((task) => inBox(task) && labels(task))
         .sort(boxName === 'completed' ? byCompletedNewestFirst : byStartThenRev);
@@ -209,7 +198,7 @@ export async function runClientCommand(argv: readonly string[], env: NodeJS.Proc
       return;
     }
     default:
-      throw new ClientUsageError(CLIENT_USAGE.trim());
+      throw new ClientUsageError(`no such command: ${command.name}`);
   }
 }
 
@@ -225,14 +214,6 @@ export function clientFailure(error: unknown): { code: number; message: string }
     const cause =
       error.cause instanceof Error ? `: ${'code' in error.cause ? String(error.cause.code) : error.cause.message}` : '';
     return { code: 1, message: `the service could not be reached${cause}` };
-  }
-  if (
-    error instanceof Error &&
-    'code' in error &&
-    typeof error.code === 'string' &&
-    error.code.startsWith('ERR_PARSE_ARGS')
-  ) {
-    return { code: 2, message: error.message };
   }
   return undefined;
 }
