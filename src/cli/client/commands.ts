@@ -4,16 +4,20 @@
  */
 import {
   calendarDateIn,
+  OAuthRefusal,
   parseQuickAdd,
   quickAddTask,
+  refreshTokens,
   TaskServiceClient,
   TaskServiceError,
+  type OAuthTokens,
   type Task,
 } from '../../client/index.js';
 import type { ClientCommand } from '../../config.js';
 import { CREDENTIALS_FILE, readJsonFile, writeJsonFile } from './files.js';
 import { plain, taskLine } from './format.js';
 import { syncLocalCopy } from './local-copy.js';
+import { loginThroughBrowser } from './loopback.js';
 
 /** A mistake in how the client was called, or a state it cannot work in (not logged in). */
 export class ClientUsageError extends Error {
@@ -26,6 +30,8 @@ export interface Output {
   json(value: unknown): void;
   /** Standard input, whole (for `--token -`). */
   readInput(): Promise<string>;
+  /** A line for the person, beside the output (standard error): what to do, what is awaited. */
+  tell(line: string): void;
 }
 
 const BOXES = {
@@ -47,24 +53,72 @@ function isOpen(task: Task): boolean {
   return task.completed === null && task.trashed === null && task.deleted === null;
 }
 
+/** What `login` keeps: a pasted token, or the tokens of a browser sign-in with what renews them. */
 interface Credentials {
   readonly url: string;
   readonly token: string;
+  readonly oauth?: { readonly clientId: string; readonly refreshToken: string; readonly expiresAt: string };
 }
 
-async function readCredentials(dir: string): Promise<Credentials> {
-  const stored = await readJsonFile(dir, CREDENTIALS_FILE);
+function credentialsOf(stored: unknown): Credentials | undefined {
+  if (typeof stored !== 'object' || stored === null) return undefined;
+  if (!('url' in stored && typeof stored.url === 'string' && 'token' in stored && typeof stored.token === 'string'))
+    return undefined;
+  const { url, token } = stored;
   if (
-    typeof stored === 'object' &&
-    stored !== null &&
-    'url' in stored &&
-    typeof stored.url === 'string' &&
-    'token' in stored &&
-    typeof stored.token === 'string'
+    'client_id' in stored &&
+    typeof stored.client_id === 'string' &&
+    'refresh_token' in stored &&
+    typeof stored.refresh_token === 'string' &&
+    'expires_at' in stored &&
+    typeof stored.expires_at === 'string'
   ) {
-    return { url: stored.url, token: stored.token };
+    return {
+      url,
+      token,
+      oauth: { clientId: stored.client_id, refreshToken: stored.refresh_token, expiresAt: stored.expires_at },
+    };
   }
-  throw new ClientUsageError('not logged in: run "task-service login <url> --token <token|->" first');
+  return { url, token };
+}
+
+async function saveCredentials(dir: string, credentials: Credentials): Promise<void> {
+  const { url, token, oauth } = credentials;
+  await writeJsonFile(
+    dir,
+    CREDENTIALS_FILE,
+    oauth === undefined
+      ? { url, token }
+      : { url, token, client_id: oauth.clientId, refresh_token: oauth.refreshToken, expires_at: oauth.expiresAt },
+  );
+}
+
+function fromTokens(url: string, clientId: string, tokens: OAuthTokens): Credentials {
+  return {
+    url,
+    token: tokens.accessToken,
+    oauth: { clientId, refreshToken: tokens.refreshToken, expiresAt: tokens.expiresAt.toISOString() },
+  };
+}
+
+/** Renew an access token this close to its expiry, so a command never starts with one about to lapse. */
+const RENEW_BEFORE_MS = 5 * 60 * 1000;
+
+/** The credentials kept, with a browser sign-in's access token renewed when it is (nearly) expired. */
+async function readCredentials(dir: string): Promise<Credentials> {
+  const stored = credentialsOf(await readJsonFile(dir, CREDENTIALS_FILE));
+  if (stored === undefined)
+    throw new ClientUsageError(
+      'not logged in: run "task-service login <url>" (or login <url> --token <token|->) first',
+    );
+  if (stored.oauth === undefined || Date.parse(stored.oauth.expiresAt) - Date.now() > RENEW_BEFORE_MS) return stored;
+  const renewed = fromTokens(
+    stored.url,
+    stored.oauth.clientId,
+    await refreshTokens(stored.url, { clientId: stored.oauth.clientId, refreshToken: stored.oauth.refreshToken }),
+  );
+  await saveCredentials(dir, renewed);
+  return renewed;
 }
 
 function serviceUrl(text: string): string {
@@ -78,10 +132,12 @@ function serviceUrl(text: string): string {
   return url.origin + url.pathname.replace(/\/$/, '');
 }
 
-async function login(url: string, token: string, dir: string, output: Output, asJson: boolean): Promise<void> {
+/** Keeps the credentials once the service has taken them, and says whose account it is. */
+async function login(credentials: Credentials, dir: string, output: Output, asJson: boolean): Promise<void> {
+  const { url, token } = credentials;
   const client = new TaskServiceClient({ baseUrl: url, token, retry: { retries: 1 } });
   const settings = await client.settings();
-  await writeJsonFile(dir, CREDENTIALS_FILE, { url, token });
+  await saveCredentials(dir, credentials);
   if (asJson) output.json({ url, username: settings.username, timezone: settings.timezone });
   else output.out(plain(`logged in to ${url} as ${settings.username} (${settings.timezone})`));
 }
@@ -124,16 +180,29 @@ export async function runClientCommand(command: ClientCommand, output: Output): 
   const rest = command.args;
   const dir = command.configDir;
   const asJson = command.flags.on('json');
-  const given = command.flags.text('token');
   if (command.name === 'login') {
-    const [url] = rest;
-    if (url === undefined || rest.length > 1 || given === undefined || given === '') {
-      throw new ClientUsageError('usage: task-service login <url> --token <token|->');
+    const [given] = rest;
+    if (given === undefined || rest.length > 1) throw new ClientUsageError('usage: task-service login <url>');
+    const url = serviceUrl(given);
+    const pasted = command.flags.text('token');
+    if (pasted !== undefined) {
+      // `--token -` reads it from standard input, keeping it out of the shell history and `ps`.
+      const token = pasted === '-' ? (await output.readInput()).trim() : pasted;
+      if (token === '') throw new ClientUsageError('the token is empty');
+      await login({ url, token }, dir, output, asJson);
+      return;
     }
-    // `--token -` reads it from standard input, keeping it out of the shell history and `ps`.
-    const token = given === '-' ? (await output.readInput()).trim() : given;
-    if (token === '') throw new ClientUsageError('the token read from standard input is empty');
-    await login(serviceUrl(url), token, dir, output, asJson);
+    const clientId = command.flags.text('client-id');
+    if (clientId === undefined || clientId === '') {
+      throw new ClientUsageError(
+        "login needs the terminal client's --client-id (ask the administrator; see task-service login --help), or --token",
+      );
+    }
+    const scope = command.flags.text('scope') ?? 'write';
+    if (scope !== 'read' && scope !== 'write')
+      throw new ClientUsageError(`--scope must be read or write, got "${scope}"`);
+    const tokens = await loginThroughBrowser({ url, clientId, scope, tell: (line) => output.tell(line) });
+    await login(fromTokens(url, clientId, tokens), dir, output, asJson);
     return;
   }
   const credentials = await readCredentials(dir);
@@ -205,6 +274,10 @@ export async function runClientCommand(command: ClientCommand, output: Output): 
 /** The exit code and message for a failure of a client command. */
 export function clientFailure(error: unknown): { code: number; message: string } | undefined {
   if (error instanceof ClientUsageError) return { code: 2, message: error.message };
+  if (error instanceof OAuthRefusal) {
+    const what = error.code === 'access_denied' ? 'the sign-in was refused in the browser' : 'not logged in';
+    return { code: 1, message: plain(`${what}: ${error.message}`) };
+  }
   if (error instanceof TaskServiceError) {
     const hint = error.retcode === 'E401' ? ' (the token was refused: log in again)' : '';
     return { code: 1, message: plain(`${error.message}${hint}`) };

@@ -7,6 +7,7 @@ export async function runClient(command: ClientCommand): Promise<void> {
     await runClientCommand(command, {
       out: (line) => console.log(line),
       json: (value) => console.log(JSON.stringify(value, null, 2)),
+      tell: (line) => console.error(line),
       readInput: async () => {
         const chunks: Buffer[] = [];
         for await (const chunk of process.stdin)
