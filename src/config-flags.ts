@@ -382,6 +382,17 @@ export const COMMANDS = [
     flags: ['json'],
     notes: [CLIENT_FILES_NOTE],
   },
+  {
+    words: ['logout'],
+    args: [],
+    summary: 'forget the login and the local copy; a browser sign-in is revoked at the service too',
+    group: 'terminal',
+    flags: [],
+    notes: [
+      'A pasted token (login --token) cannot be revoked from here: it keeps working until revoked',
+      'with token revoke or in the web app.',
+    ],
+  },
 ] as const satisfies readonly CommandSpec[];
 
 /** The edit distance of two short words (insertions, deletions, substitutions). */

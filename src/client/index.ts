@@ -32,6 +32,7 @@ export {
   makeState,
   OAuthRefusal,
   refreshTokens,
+  revokeToken,
   type AuthorizationRequest,
   type OAuthTokens,
   type Pkce,

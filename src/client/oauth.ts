@@ -182,3 +182,29 @@ export function refreshTokens(
     options,
   );
 }
+
+/**
+ * Revokes a token of this client (RFC 7009): a refresh token ends its whole grant, every access
+ * token made from it included. An unknown token is answered alike, so this cannot tell.
+ */
+export async function revokeToken(
+  baseUrl: string,
+  revocation: { readonly clientId: string; readonly token: string },
+  options: TokenEndpointOptions = {},
+): Promise<void> {
+  const send = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const response = await send(`${baseUrl.replace(/\/$/, '')}/oauth/revoke`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token: revocation.token, client_id: revocation.clientId }).toString(),
+  });
+  if (response.ok) return;
+  let body: unknown;
+  try {
+    body = JSON.parse(await response.text());
+  } catch {
+    body = undefined;
+  }
+  if (isErrorBody(body)) throw new OAuthRefusal(body.error, body.error_description);
+  throw new OAuthRefusal('server_error', `the revocation endpoint answered HTTP ${response.status}`);
+}

@@ -181,6 +181,10 @@ describe('the terminal client against a real serve process', { timeout: E2E_TEST
     expect(changes.added.map((task: { title: string }) => task.title)).toEqual(['From the web']);
     expect(changes.removed.map((task: { title: string }) => task.title)).toEqual(['Read a book']);
     expect(changes).toMatchObject({ restarted: false, total: 4, changed: [] });
+
+    expect(ok(await client(['logout']))).toContain('the pasted token still works until it is revoked');
+    await expect(stat(credentials)).rejects.toThrow(/ENOENT/);
+    await expect(stat(copy)).rejects.toThrow(/ENOENT/);
   });
 
   it('logs in through the browser (code + PKCE on a loopback port), then adds, lists, completes and syncs', async () => {
@@ -229,6 +233,16 @@ describe('the terminal client against a real serve process', { timeout: E2E_TEST
     expect(renewed.refresh_token).not.toBe(first.refresh_token);
     expect(Date.parse(renewed.expires_at)).toBeGreaterThan(Date.now());
     expect((await stat(credentials)).mode & 0o777).toBe(0o600);
+
+    // logout revokes the grant at the service and forgets everything here.
+    expect(ok(await client(['logout']))).toBe(`logged out of ${server.origin}; the sign-in is revoked\n`);
+    await expect(stat(credentials)).rejects.toThrow(/ENOENT/);
+    await expect(
+      new TaskServiceClient({ baseUrl: server.origin, token: renewed.token }).settings(),
+    ).rejects.toMatchObject({
+      retcode: 'E401',
+    });
+    expect((await client(['ls'])).stderr).toContain('not logged in');
   });
 
   it('a denied consent, or an answer with another state, ends login with one clear line and keeps nothing', async () => {

@@ -8,13 +8,14 @@ import {
   parseQuickAdd,
   quickAddTask,
   refreshTokens,
+  revokeToken,
   TaskServiceClient,
   TaskServiceError,
   type OAuthTokens,
   type Task,
 } from '../../client/index.js';
 import type { ClientCommand } from '../../config.js';
-import { CREDENTIALS_FILE, readJsonFile, writeJsonFile } from './files.js';
+import { CREDENTIALS_FILE, LOCAL_COPY_FILE, readJsonFile, removeFile, writeJsonFile } from './files.js';
 import { plain, taskLine } from './format.js';
 import { syncLocalCopy } from './local-copy.js';
 import { loginThroughBrowser } from './loopback.js';
@@ -203,6 +204,22 @@ export async function runClientCommand(command: ClientCommand, output: Output): 
       throw new ClientUsageError(`--scope must be read or write, got "${scope}"`);
     const tokens = await loginThroughBrowser({ url, clientId, scope, tell: (line) => output.tell(line) });
     await login(fromTokens(url, clientId, tokens), dir, output, asJson);
+    return;
+  }
+  if (command.name === 'logout') {
+    if (rest.length > 0) throw new ClientUsageError('usage: task-service logout');
+    const stored = credentialsOf(await readJsonFile(dir, CREDENTIALS_FILE));
+    if (stored === undefined) throw new ClientUsageError('not logged in: nothing to forget');
+    // The refresh token ends the whole grant: every access token of this sign-in stops working.
+    if (stored.oauth !== undefined)
+      await revokeToken(stored.url, { clientId: stored.oauth.clientId, token: stored.oauth.refreshToken });
+    await removeFile(dir, CREDENTIALS_FILE);
+    await removeFile(dir, LOCAL_COPY_FILE);
+    output.out(
+      stored.oauth === undefined
+        ? `logged out of ${stored.url}; the pasted token still works until it is revoked (token revoke, or the web app)`
+        : `logged out of ${stored.url}; the sign-in is revoked`,
+    );
     return;
   }
   const credentials = await readCredentials(dir);
