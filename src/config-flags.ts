@@ -195,8 +195,10 @@ const STORE_FLAGS = ['data-dir', 'database-url'] as const satisfies readonly Fla
 export const COMMON_FLAGS = ['debug', 'help', 'version'] as const satisfies readonly FlagName[];
 
 /** Where the terminal client keeps what it needs between commands, as its commands' help says. */
-const CLIENT_FILES_NOTE =
-  'The login and the local copy are kept in $XDG_CONFIG_HOME/task-service (else ~/.config/task-service), readable by you only.';
+const CLIENT_FILES_NOTE = [
+  'The login and the local copy are kept in $XDG_CONFIG_HOME/task-service (else',
+  '~/.config/task-service), readable by you only.',
+] as const;
 
 /**
  * Every command of `task-service`, one entry each: the overview, each command's help, the flag
@@ -344,7 +346,7 @@ export const COMMANDS = [
       '  task-service client add "Terminal" --public --redirect-uri http://127.0.0.1/callback',
       'Or paste a token (from token create, or made in the web app) instead:',
       '  task-service login <url> --token <token|->',
-      CLIENT_FILES_NOTE,
+      ...CLIENT_FILES_NOTE,
     ],
   },
   {
@@ -380,7 +382,7 @@ export const COMMANDS = [
     summary: 'bring the local copy of your tasks up to date; prints what changed',
     group: 'terminal',
     flags: ['json'],
-    notes: [CLIENT_FILES_NOTE],
+    notes: CLIENT_FILES_NOTE,
   },
   {
     words: ['logout'],

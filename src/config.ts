@@ -256,6 +256,23 @@ function switchSetting(given: GivenFlags, name: FlagName, env: Env): boolean {
   return (spec.env ?? []).some((variable) => truthy(env[variable]));
 }
 
+/** The flags given, and for each flag of the command not given, its environment variable when set. */
+function withEnvironment(given: GivenFlags, spec: CommandSpec, env: Env): GivenFlags {
+  const values = new Map<FlagName, readonly string[] | true>();
+  for (const name of [...spec.flags, ...COMMON_FLAGS]) {
+    const flag: FlagSpec = FLAGS[name];
+    if (flag.kind === 'boolean') {
+      if (switchSetting(given, name, env)) values.set(name, true);
+      continue;
+    }
+    const texts = given.texts(name);
+    const value = setting(given, name, env);
+    if (texts.length > 0) values.set(name, texts);
+    else if (value !== undefined) values.set(name, [value]);
+  }
+  return new GivenFlags(values);
+}
+
 function storeLocation(given: GivenFlags, env: Env): StoreLocation {
   const dataDir = path.resolve(setting(given, 'data-dir', env) ?? 'data');
   const databaseUrl = setting(given, 'database-url', env);
@@ -350,7 +367,7 @@ export function parseCommand(argv: readonly string[], env: Env): Command {
 
   const args = positionals.slice(spec.words.length);
   const name = commandName(spec);
-  const routed = { name, debug, args, flags: given };
+  const routed = { name, debug, args, flags: withEnvironment(given, spec, env) };
   // The terminal client says itself how each of its commands is called.
   if (spec.group === 'terminal')
     return Object.freeze({ ...routed, command: 'client', configDir: clientConfigDir(env) });

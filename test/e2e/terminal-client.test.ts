@@ -47,8 +47,13 @@ describe('the terminal client against a real serve process', { timeout: E2E_TEST
     const { server, configHome, client, dataDir } = await setUp();
     await addUserWithPassword({ dataDir }, username, PASSWORD);
     const registered = await addClient({ dataDir }, 'Terminal', ['http://127.0.0.1/callback'], ['--public']);
-    const login = (): RunningCli =>
-      startCli(['login', server.origin, '--client-id', registered.id], { env: { XDG_CONFIG_HOME: configHome } });
+    // The client id as a flag, or (`env`) from TASK_SERVICE_CLIENT_ID.
+    const login = (via: 'flag' | 'env' = 'flag'): RunningCli =>
+      via === 'flag'
+        ? startCli(['login', server.origin, '--client-id', registered.id], { env: { XDG_CONFIG_HOME: configHome } })
+        : startCli(['login', server.origin], {
+            env: { XDG_CONFIG_HOME: configHome, TASK_SERVICE_CLIENT_ID: registered.id },
+          });
     return { server, configHome, client, dataDir, login };
   }
 
@@ -247,7 +252,7 @@ describe('the terminal client against a real serve process', { timeout: E2E_TEST
 
   it('a denied consent, or an answer with another state, ends login with one clear line and keeps nothing', async () => {
     const { server, configHome, login } = await setUpBrowserLogin('doubter');
-    const denied = login();
+    const denied = login('env');
     const { back, landing } = await actAsBrowser(denied, server.origin, 'doubter', 'deny');
     expect(back.searchParams.get('error')).toBe('access_denied');
     expect(landing.status).toBe(400);
