@@ -253,7 +253,7 @@ describe('only serve and migrate make a store', { timeout: E2E_TEST_TIMEOUT_MS }
     );
     expectOneLine(
       await runCli(['serve', '--scope', 'read', '--data-dir', dataDir]),
-      /serve does not take --scope \(it is a flag of token create\)/,
+      /serve does not take --scope \(it is a flag of token create, login\)/,
       2,
     );
     expectOneLine(
