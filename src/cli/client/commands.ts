@@ -1,5 +1,5 @@
 /**
- * The terminal client, on the SDK: `login`, `add`, `ls`, `done` and `sync`, in the same
+ * The terminal client, on the SDK: `login`, `add`, `ls`, `done`, `sync` and `logout`, in the same
  * `task-service` command as the admin commands. People get lines of text, scripts `--json`.
  */
 import {
@@ -7,15 +7,20 @@ import {
   OAuthRefusal,
   parseQuickAdd,
   quickAddTask,
-  refreshTokens,
   revokeToken,
   TaskServiceClient,
   TaskServiceError,
-  type OAuthTokens,
   type Task,
 } from '../../client/index.js';
 import type { ClientCommand } from '../../config.js';
-import { CREDENTIALS_FILE, LOCAL_COPY_FILE, readJsonFile, removeFile, writeJsonFile } from './files.js';
+import {
+  credentialsFromTokens,
+  renewedIfDue,
+  saveCredentials,
+  storedCredentials,
+  type Credentials,
+} from './credentials.js';
+import { CREDENTIALS_FILE, LOCAL_COPY_FILE, removeFile } from './files.js';
 import { plain, taskLine } from './format.js';
 import { syncLocalCopy } from './local-copy.js';
 import { loginThroughBrowser } from './loopback.js';
@@ -54,72 +59,14 @@ function isOpen(task: Task): boolean {
   return task.completed === null && task.trashed === null && task.deleted === null;
 }
 
-/** What `login` keeps: a pasted token, or the tokens of a browser sign-in with what renews them. */
-interface Credentials {
-  readonly url: string;
-  readonly token: string;
-  readonly oauth?: { readonly clientId: string; readonly refreshToken: string; readonly expiresAt: string };
-}
-
-function credentialsOf(stored: unknown): Credentials | undefined {
-  if (typeof stored !== 'object' || stored === null) return undefined;
-  if (!('url' in stored && typeof stored.url === 'string' && 'token' in stored && typeof stored.token === 'string'))
-    return undefined;
-  const { url, token } = stored;
-  if (
-    'client_id' in stored &&
-    typeof stored.client_id === 'string' &&
-    'refresh_token' in stored &&
-    typeof stored.refresh_token === 'string' &&
-    'expires_at' in stored &&
-    typeof stored.expires_at === 'string'
-  ) {
-    return {
-      url,
-      token,
-      oauth: { clientId: stored.client_id, refreshToken: stored.refresh_token, expiresAt: stored.expires_at },
-    };
-  }
-  return { url, token };
-}
-
-async function saveCredentials(dir: string, credentials: Credentials): Promise<void> {
-  const { url, token, oauth } = credentials;
-  await writeJsonFile(
-    dir,
-    CREDENTIALS_FILE,
-    oauth === undefined
-      ? { url, token }
-      : { url, token, client_id: oauth.clientId, refresh_token: oauth.refreshToken, expires_at: oauth.expiresAt },
-  );
-}
-
-function fromTokens(url: string, clientId: string, tokens: OAuthTokens): Credentials {
-  return {
-    url,
-    token: tokens.accessToken,
-    oauth: { clientId, refreshToken: tokens.refreshToken, expiresAt: tokens.expiresAt.toISOString() },
-  };
-}
-
-/** Renew an access token this close to its expiry, so a command never starts with one about to lapse. */
-const RENEW_BEFORE_MS = 5 * 60 * 1000;
-
-/** The credentials kept, with a browser sign-in's access token renewed when it is (nearly) expired. */
+/** The credentials kept (renewed first when a browser sign-in's access token is at its end). */
 async function readCredentials(dir: string): Promise<Credentials> {
-  const stored = credentialsOf(await readJsonFile(dir, CREDENTIALS_FILE));
+  const stored = await storedCredentials(dir);
   if (stored === undefined)
     throw new ClientUsageError(
       'not logged in: run "task-service login <url>" (or login <url> --token <token|->) first',
     );
-  if (stored.oauth === undefined || Date.parse(stored.oauth.expiresAt) - Date.now() > RENEW_BEFORE_MS) return stored;
-  const renewed = fromTokens(
-    stored.url,
-    stored.oauth.clientId,
-    await refreshTokens(stored.url, { clientId: stored.oauth.clientId, refreshToken: stored.oauth.refreshToken }),
-  );
-  await saveCredentials(dir, renewed);
-  return renewed;
+  return renewedIfDue(dir, stored);
 }
 
 function serviceUrl(text: string): string {
@@ -203,12 +150,12 @@ export async function runClientCommand(command: ClientCommand, output: Output): 
     if (scope !== 'read' && scope !== 'write')
       throw new ClientUsageError(`--scope must be read or write, got "${scope}"`);
     const tokens = await loginThroughBrowser({ url, clientId, scope, tell: (line) => output.tell(line) });
-    await login(fromTokens(url, clientId, tokens), dir, output, asJson);
+    await login(credentialsFromTokens(url, clientId, tokens), dir, output, asJson);
     return;
   }
   if (command.name === 'logout') {
     if (rest.length > 0) throw new ClientUsageError('usage: task-service logout');
-    const stored = credentialsOf(await readJsonFile(dir, CREDENTIALS_FILE));
+    const stored = await storedCredentials(dir);
     if (stored === undefined) throw new ClientUsageError('not logged in: nothing to forget');
     // The refresh token ends the whole grant: every access token of this sign-in stops working.
     if (stored.oauth !== undefined)
