@@ -12,6 +12,8 @@ export interface FlagSpec {
   readonly defaultText?: string;
   /** Environment variables that give the same setting, the first one preferred. */
   readonly env?: readonly string[];
+  /** The flag may be given more than once; every value counts (`--redirect-uri A --redirect-uri B`). */
+  readonly multiple?: boolean;
 }
 
 export const FLAGS = {
@@ -120,6 +122,35 @@ export const FLAGS = {
     kind: 'boolean',
     description: 'read the token from standard input instead of the command line',
   },
+  id: { kind: 'string', placeholder: 'ID', description: 'the id of the token, as token list shows it' },
+  'redirect-uri': {
+    kind: 'string',
+    placeholder: 'URI',
+    description: 'where the client may be sent back to (exact; a loopback URI matches on any port); repeatable',
+    multiple: true,
+  },
+  public: {
+    kind: 'boolean',
+    description: 'a public client (an app on a device, no secret; it must use PKCE)',
+  },
+  'legacy-implicit': {
+    kind: 'boolean',
+    description: 'allow the implicit flow (response_type=token), for the original installed clients',
+  },
+  token: {
+    kind: 'string',
+    placeholder: '<token|->',
+    description: 'an access token (from token create, or made in the web app); - reads it from standard input',
+  },
+  'client-id': {
+    kind: 'string',
+    placeholder: 'ID',
+    description: "the terminal client's OAuth client id, as the service's administrator registered it",
+    env: ['TASK_SERVICE_CLIENT_ID'],
+  },
+  project: { kind: 'string', placeholder: 'P', description: 'only tasks of this project (#P or P; any case)' },
+  context: { kind: 'string', placeholder: 'C', description: 'only tasks of this context (@C or C; any case)' },
+  json: { kind: 'boolean', description: 'print JSON for scripts instead of lines for people' },
   debug: {
     kind: 'boolean',
     description: 'on a failure, print the whole error with its stack trace',
@@ -131,12 +162,27 @@ export const FLAGS = {
 
 export type FlagName = keyof typeof FLAGS;
 
+/**
+ * The sections of the overview (`task-service --help`), in the order shown, each with the line
+ * that heads it. A command names its section.
+ */
+export const COMMAND_GROUPS = {
+  server: 'The server:',
+  accounts: 'Accounts and tokens (run where the server keeps its data, with the same --data-dir or --database-url):',
+  clients: 'OAuth clients (apps that may ask a person for a token):',
+  terminal: 'The terminal client (run anywhere; talks to a running service over HTTP(S)):',
+} as const;
+
+export type CommandGroup = keyof typeof COMMAND_GROUPS;
+
 export interface CommandSpec {
   /** The words that name the command: `['token', 'create']`. */
   readonly words: readonly string[];
   /** The arguments after the words, as the help shows them. */
   readonly args: readonly string[];
+  /** What the command does, in one line: the overview shows it beside the command, its help under the usage. */
   readonly summary: string;
+  readonly group: CommandGroup;
   /** Flags of this command besides the ones every command takes. */
   readonly flags: readonly FlagName[];
   /** Lines of explanation under the usage in the command's help. */
@@ -148,11 +194,22 @@ const STORE_FLAGS = ['data-dir', 'database-url'] as const satisfies readonly Fla
 /** Flags every command takes. */
 export const COMMON_FLAGS = ['debug', 'help', 'version'] as const satisfies readonly FlagName[];
 
+/** Where the terminal client keeps what it needs between commands, as its commands' help says. */
+const CLIENT_FILES_NOTE = [
+  'The login and the local copy are kept in $XDG_CONFIG_HOME/task-service (else',
+  '~/.config/task-service), readable by you only.',
+] as const;
+
+/**
+ * Every command of `task-service`, one entry each: the overview, each command's help, the flag
+ * checks and "did you mean" all read this table.
+ */
 export const COMMANDS = [
   {
     words: ['serve'],
     args: [],
     summary: 'run the server in the foreground (Ctrl-C stops it); makes the store on first start',
+    group: 'server',
     flags: [
       'host',
       'port',
@@ -176,6 +233,7 @@ export const COMMANDS = [
     words: ['migrate'],
     args: [],
     summary: 'make the store, or apply its new migrations, then exit (serve does it too)',
+    group: 'server',
     flags: [...STORE_FLAGS],
     notes: [
       'Only serve and migrate make a store; the other commands refuse to run where there is none.',
@@ -186,30 +244,155 @@ export const COMMANDS = [
     words: ['user', 'add'],
     args: ['<username>'],
     summary: 'add an account',
+    group: 'accounts',
     flags: ['password-stdin', 'timezone', ...STORE_FLAGS],
   },
   {
     words: ['user', 'disable'],
     args: ['<username>'],
-    summary: 'disable an account: its tokens are refused (E403)',
+    summary: 'disable an account: its sessions end and its tokens are refused (E403)',
+    group: 'accounts',
+    flags: [...STORE_FLAGS],
+  },
+  {
+    words: ['user', 'enable'],
+    args: ['<username>'],
+    summary: 'enable a disabled account again',
+    group: 'accounts',
+    flags: [...STORE_FLAGS],
+  },
+  {
+    words: ['user', 'passwd'],
+    args: ['<username>'],
+    summary: "set an account's password; every session of the account ends",
+    group: 'accounts',
+    flags: ['password-stdin', ...STORE_FLAGS],
+    notes: ['The password is asked for at the terminal (not shown as typed), unless --password-stdin.'],
+  },
+  {
+    words: ['user', 'list'],
+    args: [],
+    summary: 'list the accounts: name, state, created, time zone',
+    group: 'accounts',
     flags: [...STORE_FLAGS],
   },
   {
     words: ['token', 'create'],
     args: ['<username>'],
-    summary: 'make an access token for an account and print it (alone, on standard output)',
+    summary: 'make an access token for an account and print it',
+    group: 'accounts',
     flags: ['scope', 'name', 'expires-in', ...STORE_FLAGS],
+    notes: ['The token alone on standard output, for scripts: TOKEN=$(task-service token create alice)'],
   },
   {
     words: ['token', 'revoke'],
     args: ['<token>'],
-    summary: 'revoke an access token at once',
-    flags: ['token-stdin', ...STORE_FLAGS],
+    summary: 'revoke an access token at once (or by --id, or by --name)',
+    group: 'accounts',
+    flags: ['token-stdin', 'id', 'name', ...STORE_FLAGS],
     notes: [
+      'The token can be named three ways:',
+      '  task-service token revoke <token>              the token itself',
+      '  task-service token revoke --id <id>            its id, as token list shows it',
+      '  task-service token revoke <username> --name <name>   every token of the user with that name',
       'Safest with --token-stdin (the token then stays out of the process list and shell history):',
       '  echo "$TOKEN" | task-service token revoke --token-stdin',
       'A token given on the command line that starts with - goes after --:',
       '  task-service token revoke -- -AbC...',
+    ],
+  },
+  {
+    words: ['token', 'list'],
+    args: ['<username>'],
+    summary: "list an account's tokens (never the token itself)",
+    group: 'accounts',
+    flags: [...STORE_FLAGS],
+    notes: [
+      'One token a line, tab-separated: id, name, scope, client, created, last used, expires, state.',
+      'Never the token itself: only its hash is kept.',
+    ],
+  },
+  {
+    words: ['client', 'add'],
+    args: ['<name>'],
+    summary: "register an OAuth client; prints its id (and a confidential one's secret)",
+    group: 'clients',
+    flags: ['redirect-uri', 'public', 'legacy-implicit', ...STORE_FLAGS],
+  },
+  {
+    words: ['client', 'list'],
+    args: [],
+    summary: 'list the OAuth clients: id, name, kind, implicit flow, redirect URIs',
+    group: 'clients',
+    flags: [...STORE_FLAGS],
+  },
+  {
+    words: ['client', 'remove'],
+    args: ['<client_id>'],
+    summary: 'remove an OAuth client; every token it holds is revoked',
+    group: 'clients',
+    flags: [...STORE_FLAGS],
+  },
+  {
+    words: ['login'],
+    args: ['<url>'],
+    summary: 'sign in to a service through the browser (or with --token) for the commands below',
+    group: 'terminal',
+    flags: ['client-id', 'scope', 'token', 'json'],
+    notes: [
+      'Prints an address to open in a browser, where you sign in and allow the terminal client; it',
+      'comes back to this command on http://127.0.0.1:<a free port>/callback (OAuth 2, code + PKCE).',
+      'The administrator registers the terminal client once, and gives you its id for --client-id:',
+      '  task-service client add "Terminal" --public --redirect-uri http://127.0.0.1/callback',
+      'Or paste a token (from token create, or made in the web app) instead:',
+      '  task-service login <url> --token <token|->',
+      ...CLIENT_FILES_NOTE,
+    ],
+  },
+  {
+    words: ['add'],
+    args: ['"<quick add text>"'],
+    summary: 'add a task: its title and #project @context *tag !1-!3 ^date ~next ~waiting',
+    group: 'terminal',
+    flags: ['json'],
+    notes: [
+      'The same notation as the quick add of the web app: the words that are not tokens make the title.',
+      'A date is ^today, ^tomorrow, ^mon (the next Monday; any weekday), ^YYYY-MM-DD or ^someday.',
+      '  task-service add "Call Tom #work @phone !2 ^tomorrow"',
+    ],
+  },
+  {
+    words: ['ls'],
+    args: ['[box]'],
+    summary: 'list open tasks, or those of a box: inbox next scheduled someday waiting completed',
+    group: 'terminal',
+    flags: ['project', 'context', 'json'],
+  },
+  {
+    words: ['done'],
+    args: ['<id|title prefix>'],
+    summary: 'complete the open task with this id or title prefix',
+    group: 'terminal',
+    flags: ['json'],
+    notes: ['A repeating task moves to its next date instead.'],
+  },
+  {
+    words: ['sync'],
+    args: [],
+    summary: 'bring the local copy of your tasks up to date; prints what changed',
+    group: 'terminal',
+    flags: ['json'],
+    notes: CLIENT_FILES_NOTE,
+  },
+  {
+    words: ['logout'],
+    args: [],
+    summary: 'forget the login and the local copy; a browser sign-in is revoked at the service too',
+    group: 'terminal',
+    flags: [],
+    notes: [
+      'A pasted token (login --token) cannot be revoked from here: it keeps working until revoked',
+      'with token revoke or in the web app.',
     ],
   },
 ] as const satisfies readonly CommandSpec[];

@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import path from 'node:path';
 import {
@@ -36,6 +37,31 @@ export interface ServeConfig {
   readonly signup: boolean;
 }
 
+/**
+ * A command checked here against its entry in COMMANDS (its flags, and its arguments' count)
+ * whose work is done by the module of its kind: `store` commands by cli/auth-commands.ts on the
+ * store, `client` commands by the terminal client (cli/client/).
+ */
+interface RoutedCommand {
+  /** The command's words: `user enable`. */
+  readonly name: string;
+  readonly debug: boolean;
+  /** The arguments after the command's words. */
+  readonly args: readonly string[];
+  readonly flags: GivenFlags;
+}
+
+export interface StoreCommand extends RoutedCommand {
+  readonly command: 'store';
+  readonly store: StoreLocation;
+}
+
+export interface ClientCommand extends RoutedCommand {
+  readonly command: 'client';
+  /** The terminal client's folder: `$XDG_CONFIG_HOME/task-service`, else `~/.config/task-service`. */
+  readonly configDir: string;
+}
+
 /** Where `token revoke` reads the token: the command line, or standard input (`--token-stdin`). */
 export type TokenSource = { readonly fromStdin: true } | { readonly fromStdin: false; readonly value: string };
 
@@ -71,6 +97,8 @@ export type Command =
       readonly store: StoreLocation;
       readonly token: TokenSource;
     }
+  | StoreCommand
+  | ClientCommand
   /** `--help`: of one command, or (topic null) of task-service. */
   | { readonly command: 'help'; readonly topic: CommandSpec | null }
   | { readonly command: 'version' };
@@ -117,8 +145,32 @@ function oneOf<T extends string>(text: string, allowed: readonly T[], what: stri
   return found;
 }
 
-/** The flags given on the command line, by name: the value of a string flag, true for a boolean one. */
-type GivenFlags = ReadonlyMap<FlagName, string | true>;
+/** The flags given on the command line, checked against the command's entry in COMMANDS. */
+export class GivenFlags {
+  /** By name: every value of a string flag, in order; true for a boolean flag. */
+  readonly #values: ReadonlyMap<FlagName, readonly string[] | true>;
+
+  constructor(values: ReadonlyMap<FlagName, readonly string[] | true>) {
+    this.#values = values;
+  }
+
+  /** Whether a boolean flag was given. */
+  on(name: FlagName): boolean {
+    return this.#values.get(name) === true;
+  }
+
+  /** The value of a string flag (the last one, when it was given more than once). */
+  text(name: FlagName): string | undefined {
+    const values = this.#values.get(name);
+    return values === undefined || values === true ? undefined : values.at(-1);
+  }
+
+  /** Every value of a string flag that may be repeated, in order. */
+  texts(name: FlagName): readonly string[] {
+    const values = this.#values.get(name);
+    return values === undefined || values === true ? [] : values;
+  }
+}
 
 function isFlagName(name: string): name is FlagName {
   return Object.hasOwn(FLAGS, name);
@@ -153,7 +205,7 @@ function findCommand(positionals: readonly string[]): CommandSpec {
 function readFlags(tokens: readonly ArgToken[], spec: CommandSpec | undefined): GivenFlags {
   const allowed: readonly FlagName[] = spec === undefined ? COMMON_FLAGS : [...spec.flags, ...COMMON_FLAGS];
   const where = spec === undefined ? 'task-service' : `task-service ${commandName(spec)}`;
-  const given = new Map<FlagName, string | true>();
+  const given = new Map<FlagName, string[] | true>();
   for (const token of tokens) {
     if (token.kind !== 'option') continue;
     const name = token.rawName === '-h' ? 'help' : token.name;
@@ -178,16 +230,17 @@ function readFlags(tokens: readonly ArgToken[], spec: CommandSpec | undefined): 
     } else {
       if (token.value === undefined)
         throw new ConfigError(`--${name} needs a value: --${name} ${flag.placeholder ?? 'VALUE'}`);
-      given.set(name, token.value);
+      const earlier = given.get(name);
+      given.set(name, flag.multiple === true && Array.isArray(earlier) ? [...earlier, token.value] : [token.value]);
     }
   }
-  return given;
+  return new GivenFlags(given);
 }
 
 /** A string flag, else its first environment variable that is set, else undefined. */
 function setting(given: GivenFlags, name: FlagName, env: Env): string | undefined {
-  const value = given.get(name);
-  if (typeof value === 'string') return value;
+  const value = given.text(name);
+  if (value !== undefined) return value;
   const spec: FlagSpec = FLAGS[name];
   for (const variable of spec.env ?? []) {
     const fromEnv = env[variable];
@@ -198,9 +251,26 @@ function setting(given: GivenFlags, name: FlagName, env: Env): string | undefine
 
 /** A boolean flag, else its environment variable read as 1/true/yes/on. */
 function switchSetting(given: GivenFlags, name: FlagName, env: Env): boolean {
-  if (given.get(name) === true) return true;
+  if (given.on(name)) return true;
   const spec: FlagSpec = FLAGS[name];
   return (spec.env ?? []).some((variable) => truthy(env[variable]));
+}
+
+/** The flags given, and for each flag of the command not given, its environment variable when set. */
+function withEnvironment(given: GivenFlags, spec: CommandSpec, env: Env): GivenFlags {
+  const values = new Map<FlagName, readonly string[] | true>();
+  for (const name of [...spec.flags, ...COMMON_FLAGS]) {
+    const flag: FlagSpec = FLAGS[name];
+    if (flag.kind === 'boolean') {
+      if (switchSetting(given, name, env)) values.set(name, true);
+      continue;
+    }
+    const texts = given.texts(name);
+    const value = setting(given, name, env);
+    if (texts.length > 0) values.set(name, texts);
+    else if (value !== undefined) values.set(name, [value]);
+  }
+  return new GivenFlags(values);
 }
 
 function storeLocation(given: GivenFlags, env: Env): StoreLocation {
@@ -245,6 +315,28 @@ function serveConfig(given: GivenFlags, env: Env, debug: boolean): ServeConfig {
   };
 }
 
+/**
+ * How `token revoke` names the token: itself (on the command line or standard input), by its id,
+ * or by a name among a user's tokens; with the count of arguments that way takes.
+ */
+function tokenToRevoke(given: GivenFlags): { by: 'token' | 'id' | 'name'; args: number; usage: string } {
+  const ways = [given.on('token-stdin'), given.text('id') !== undefined, given.text('name') !== undefined];
+  if (ways.filter(Boolean).length > 1)
+    throw new ConfigError(
+      'token revoke takes one of --token-stdin, --id and --name (see task-service token revoke --help)',
+    );
+  if (given.text('id') !== undefined) return { by: 'id', args: 0, usage: ' --id <id>' };
+  if (given.text('name') !== undefined) return { by: 'name', args: 1, usage: ' <username> --name <name>' };
+  if (given.on('token-stdin')) return { by: 'token', args: 0, usage: ' --token-stdin' };
+  return { by: 'token', args: 1, usage: ' <token>' };
+}
+
+/** The terminal client's folder (XDG Base Directory: `$XDG_CONFIG_HOME`, else `~/.config`). */
+function clientConfigDir(env: Env): string {
+  const base = env['XDG_CONFIG_HOME'];
+  return path.join(base !== undefined && base !== '' ? base : path.join(homedir(), '.config'), 'task-service');
+}
+
 /** Reads the command line and environment once, validated, into a frozen command. */
 export function parseCommand(argv: readonly string[], env: Env): Command {
   const { tokens } = parseArgs({
@@ -269,16 +361,20 @@ export function parseCommand(argv: readonly string[], env: Env): Command {
   }
   const spec = positionals.length === 0 ? undefined : findCommand(positionals);
   const given = readFlags(tokens, spec);
-  if (given.get('version') === true) return Object.freeze({ command: 'version' });
-  if (spec === undefined || given.get('help') === true) return Object.freeze({ command: 'help', topic: spec ?? null });
+  if (given.on('version')) return Object.freeze({ command: 'version' });
+  if (spec === undefined || given.on('help')) return Object.freeze({ command: 'help', topic: spec ?? null });
   const debug = switchSetting(given, 'debug', env);
 
   const args = positionals.slice(spec.words.length);
   const name = commandName(spec);
-  const fromStdin = name === 'token revoke' && given.get('token-stdin') === true;
-  const expected = fromStdin ? 0 : spec.args.length;
+  const routed = { name, debug, args, flags: withEnvironment(given, spec, env) };
+  // The terminal client says itself how each of its commands is called.
+  if (spec.group === 'terminal')
+    return Object.freeze({ ...routed, command: 'client', configDir: clientConfigDir(env) });
+  const revokeBy = name === 'token revoke' ? tokenToRevoke(given) : undefined;
+  const expected = revokeBy === undefined ? spec.args.length : revokeBy.args;
   if (args.length !== expected) {
-    const usage = `task-service ${name}${fromStdin ? ' --token-stdin' : spec.args.map((arg) => ` ${arg}`).join('')}`;
+    const usage = `task-service ${name}${revokeBy === undefined ? spec.args.map((arg) => ` ${arg}`).join('') : revokeBy.usage}`;
     throw new ConfigError(
       `${args.length < expected ? 'missing' : 'too many'} arguments: usage: ${usage} (see task-service ${name} --help)`,
     );
@@ -286,6 +382,7 @@ export function parseCommand(argv: readonly string[], env: Env): Command {
   const [arg = ''] = args;
   const store = (): StoreLocation => storeLocation(given, env);
   const text = (flag: FlagName): string | undefined => setting(given, flag, env);
+  const routedToStore = (): StoreCommand => Object.freeze({ ...routed, command: 'store', store: store() });
 
   switch (name) {
     case 'serve':
@@ -298,7 +395,7 @@ export function parseCommand(argv: readonly string[], env: Env): Command {
         debug,
         store: store(),
         username: arg,
-        passwordFromStdin: given.get('password-stdin') === true,
+        passwordFromStdin: given.on('password-stdin'),
         timezone: text('timezone') ?? 'UTC',
       });
     case 'user disable':
@@ -316,10 +413,12 @@ export function parseCommand(argv: readonly string[], env: Env): Command {
       });
     }
     case 'token revoke': {
-      const token: TokenSource = fromStdin ? { fromStdin: true } : { fromStdin: false, value: arg };
+      if (revokeBy?.by !== 'token') return routedToStore();
+      const token: TokenSource = given.on('token-stdin') ? { fromStdin: true } : { fromStdin: false, value: arg };
       return Object.freeze({ command: 'token-revoke', debug, store: store(), token });
     }
     default:
-      throw new ConfigError(`unknown command "${name}"`);
+      // The other commands on the store (accounts, tokens, OAuth clients) read their flags in cli/auth-commands.ts.
+      return routedToStore();
   }
 }

@@ -9,10 +9,10 @@ import { describeStoreFailure, explained } from '../startup-failure.js';
 import { describeLocation, storeExists } from '../store/exists.js';
 import { openMigrated } from '../store/open.js';
 import { UsernameTakenError } from '../domain/errors.js';
-import { isAuthCommand, runAuthCommand } from './auth-commands.js';
-import { isClientCommand } from './client/usage.js';
+import { storeWork } from './auth-commands.js';
 
-type AdminCommand = Exclude<Command, { command: 'serve' | 'help' | 'version' }>;
+/** The commands that work on the store (all but serve and the terminal client's). */
+type AdminCommand = Exclude<Command, { command: 'serve' | 'help' | 'version' | 'client' }>;
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -76,6 +76,9 @@ async function runAdmin(command: AdminCommand): Promise<void> {
   try {
     const accounts = new AccountService(store);
     switch (command.command) {
+      case 'store':
+        await storeWork(command)(store);
+        return;
       case 'migrate':
         console.error(`migrations applied to ${existed ? '' : 'a new store at '}${describeLocation(command.store)}`);
         return;
@@ -121,6 +124,12 @@ async function run(command: Command): Promise<void> {
       await serve(command);
       return;
     }
+    case 'client': {
+      // Loaded only for the terminal client, which needs nothing of the server.
+      const { runClient } = await import('./client/main.js');
+      await runClient(command);
+      return;
+    }
     default:
       await runAdmin(command);
   }
@@ -147,17 +156,8 @@ function fail(error: unknown, debug: boolean): never {
 
 let command: Command | undefined;
 try {
-  const argv = process.argv.slice(2);
-  // The terminal client (login, add, ls, done, sync) lives in ./client/, loaded only when asked for;
-  // the commands of sign-in and OAuth (docs/auth.md) read their own flags for now.
-  if (isClientCommand(argv[0])) {
-    const { runClient } = await import('./client/main.js');
-    await runClient(argv, process.env);
-  } else if (isAuthCommand(argv)) await runAuthCommand(argv, process.env);
-  else {
-    command = parseCommand(argv, process.env);
-    await run(command);
-  }
+  command = parseCommand(process.argv.slice(2), process.env);
+  await run(command);
 } catch (error) {
   fail(error, command !== undefined && 'debug' in command && command.debug);
 }

@@ -24,6 +24,19 @@ import { Transport, type TransportOptions } from './transport.js';
 export { TaskServiceError } from './errors.js';
 export { calendarDateIn, formatWireDate, parseWireDate } from './dates.js';
 export { unescapeHtml } from './escape.js';
+export {
+  authorizationUrl,
+  codeFromRedirect,
+  exchangeCode,
+  makePkce,
+  makeState,
+  OAuthRefusal,
+  refreshTokens,
+  revokeToken,
+  type AuthorizationRequest,
+  type OAuthTokens,
+  type Pkce,
+} from './oauth.js';
 export { parseQuickAdd, quickAddTask, type QuickAdd, type QuickAddToken } from './quick-add.js';
 export type {
   Context,

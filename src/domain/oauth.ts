@@ -2,16 +2,20 @@ import type { Scope } from './account.js';
 import type { OAuthClient } from './auth.js';
 
 /** RFC 6749 error codes this server answers with (sections 4.1.2.1, 4.2.2.1 and 5.2). */
-export type OAuthErrorCode =
-  | 'invalid_request'
-  | 'invalid_client'
-  | 'invalid_grant'
-  | 'unauthorized_client'
-  | 'unsupported_grant_type'
-  | 'unsupported_response_type'
-  | 'invalid_scope'
-  | 'access_denied'
-  | 'temporarily_unavailable';
+export const OAUTH_ERROR_CODES = [
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'unsupported_response_type',
+  'invalid_scope',
+  'access_denied',
+  'temporarily_unavailable',
+  'server_error',
+] as const;
+
+export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
 
 /** A refusal of the token or revocation endpoint, answered as `{"error","error_description"}`. */
 export class OAuthError extends Error {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TaskServiceClient } from '../../src/client/index.js';
 import { addUser, createToken, storeFlags, type StoreArgs } from './support/accounts.js';
-import { oauth, request } from './support/http.js';
 import {
   cleanUpProcesses,
   E2E_TEST_TIMEOUT_MS,
@@ -110,7 +110,8 @@ describe('task-service user, client and token management commands', { timeout: E
     const laptop = await createToken(store, 'holder', ['--name', 'laptop']);
     const phone = await createToken(store, 'holder', ['--name', 'phone', '--scope', 'read', '--expires-in', '7']);
     const phone2 = await createToken(store, 'holder', ['--name', 'phone']);
-    expect((await request(server.origin, { path: '/v1/tasks', headers: oauth(laptop) })).status).toBe(200);
+    const sdk = (token: string) => new TaskServiceClient({ baseUrl: server.origin, token, retry: { retries: 0 } });
+    expect(await sdk(laptop).tasks.all()).toEqual([]);
 
     // Uses are written in the background, within a few seconds: wait until the list shows it.
     let listed = await cli(['token', 'list', 'holder']);
@@ -138,14 +139,13 @@ describe('task-service user, client and token management commands', { timeout: E
 
     const byId = await cli(['token', 'revoke', '--id', laptopRow[0] ?? '']);
     expect(byId.code, byId.stderr).toBe(0);
-    expect((await request(server.origin, { path: '/v1/tasks', headers: oauth(laptop) })).status).toBe(401);
+    await expect(sdk(laptop).tasks.all()).rejects.toMatchObject({ retcode: 'E401' });
 
     const byName = await cli(['token', 'revoke', 'holder', '--name', 'phone']);
     expect(byName.code, byName.stderr).toBe(0);
     expect(byName.stderr).toContain('2 tokens revoked');
-    for (const token of [phone, phone2]) {
-      expect((await request(server.origin, { path: '/v1/tasks', headers: oauth(token) })).status).toBe(401);
-    }
+    for (const token of [phone, phone2])
+      await expect(sdk(token).tasks.all()).rejects.toMatchObject({ retcode: 'E401' });
     const states = (await cli(['token', 'list', 'holder'])).stdout
       .trim()
       .split('\n')

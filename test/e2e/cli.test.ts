@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { TaskServiceClient } from '../../src/client/index.js';
 import { createToken, newAccount, addUser, storeFlags, TOKEN_OUTPUT, type StoreArgs } from './support/accounts.js';
 import { oauth, request } from './support/http.js';
 import {
@@ -14,7 +15,7 @@ import {
   startServe,
   type ServeProcess,
 } from './support/processes.js';
-import { bodyOf, expectError, settingsSchema, taskListSchema, taskSchema, WIRE_DATE_TIME } from './support/wire.js';
+import { bodyOf, expectError, taskSchema, WIRE_DATE_TIME } from './support/wire.js';
 
 // Every admin command here runs against the data folder of a `serve` that is running meanwhile
 // (API.md section 8: admin commands work while it runs).
@@ -35,6 +36,8 @@ describe(
     });
 
     const list = (token: string) => request(server.origin, { path: '/v1/tasks', headers: oauth(token) });
+    /** The service as a client sees it, through the SDK: these tests are about the commands, not the wire. */
+    const sdk = (token: string) => new TaskServiceClient({ baseUrl: server.origin, token, retry: { retries: 0 } });
 
     it('user add --timezone makes an account whose settings and dates use that zone', async () => {
       const added = await runCli(['user', 'add', 'berlin', '--timezone', 'Europe/Berlin', ...storeFlags(store)]);
@@ -43,10 +46,7 @@ describe(
       expect(added.stderr).toContain('berlin');
 
       const token = await createToken(store, 'berlin');
-      const settings = bodyOf(
-        await request(server.origin, { path: '/v1/settings', headers: oauth(token) }),
-        settingsSchema,
-      );
+      const settings = await sdk(token).settings();
       expect(settings.username).toBe('berlin');
       expect(settings.timezone).toBe('Europe/Berlin');
       expect(settings.user_timezone).toMatch(/^\(GMT\+0[12]:00\) Europe\/Berlin$/);
@@ -78,7 +78,7 @@ describe(
       expect(added.stdout + added.stderr).not.toContain('horse');
       // The account exists and works like any other.
       const token = await createToken(store, 'withpass');
-      expect((await list(token)).status).toBe(200);
+      expect(await sdk(token).tasks.all()).toEqual([]);
 
       const empty = await runCli(['user', 'add', 'nopass', '--password-stdin', ...storeFlags(store)], { stdin: '' });
       expect(empty.code).not.toBe(0);
@@ -93,11 +93,7 @@ describe(
       expect(again.stdout).toBe('');
       expect(again.stderr).toMatch(/username twice is taken/);
       expect(again.stderr).not.toMatch(/\bat .*\.js:\d+/); // a message, not a stack trace
-      const settings = bodyOf(
-        await request(server.origin, { path: '/v1/settings', headers: oauth(token) }),
-        settingsSchema,
-      );
-      expect(settings.timezone).toBe('UTC');
+      expect((await sdk(token).settings()).timezone).toBe('UTC');
     });
 
     it('token create prints the token alone on standard output, a new one each time', async () => {
@@ -108,9 +104,7 @@ describe(
       const second = await createToken(store, 'tokens', ['--expires-in', '30']);
       expect(first.stdout.trim()).not.toBe(second);
       expect(first.stdout.trim().length).toBeGreaterThanOrEqual(22); // at least 128 bits of base64url
-      for (const token of [first.stdout.trim(), second]) {
-        bodyOf(await list(token), taskListSchema);
-      }
+      for (const token of [first.stdout.trim(), second]) expect(await sdk(token).tasks.all()).toEqual([]);
 
       const unknown = await runCli(['token', 'create', 'ghost', ...storeFlags(store)]);
       expect(unknown.code).not.toBe(0);
@@ -121,9 +115,8 @@ describe(
     it('a --scope read token may GET but not POST', async () => {
       await addUser(store, 'reader');
       const read = await createToken(store, 'reader', ['--scope', 'read']);
-      bodyOf(await list(read), taskListSchema);
-      const post = await request(server.origin, { path: '/v1/tasks', headers: oauth(read), body: { title: 'nope' } });
-      expectError(post, 403, 'E403');
+      expect(await sdk(read).tasks.all()).toEqual([]);
+      await expect(sdk(read).tasks.save({ title: 'nope' })).rejects.toMatchObject({ retcode: 'E403', status: 403 });
       const bad = await runCli(['token', 'create', 'reader', '--scope', 'admin', ...storeFlags(store)]);
       expect(bad.code).toBe(2);
       expect(bad.stdout).toBe('');

@@ -104,7 +104,7 @@ describe('the command line, as a newcomer meets it', { timeout: E2E_TEST_TIMEOUT
       const own = new Set<string>(spec.flags);
       for (const [name, value] of Object.entries(FLAGS)) {
         const flag: FlagSpec = value;
-        const shown = new RegExp(`^ {2}--${name}\\b`, 'm');
+        const shown = new RegExp(`^ {2}--${name}(?![\\w-])`, 'm'); // --token, not --token-stdin
         if (!own.has(name)) {
           if (!['debug', 'help', 'version'].includes(name))
             expect(help.stdout, `${spec.words.join(' ')} --${name}`).not.toMatch(shown);
@@ -122,6 +122,18 @@ describe('the command line, as a newcomer meets it', { timeout: E2E_TEST_TIMEOUT
     const serve = await runCli(['serve', '--help']);
     expect(serve.stdout).toMatch(/--port PORT +TCP port to listen on\n +\(default: 8443; env: TASK_SERVICE_PORT\)/);
     expect(serve.stdout).toContain('Ctrl-C');
+  });
+
+  it('the overview lists every command once, each on a line with what it does', async () => {
+    const overview = await runCli(['--help']);
+    expect(overview.code, overview.stderr).toBe(0);
+    for (const spec of COMMANDS) {
+      const lines = overview.stdout
+        .split('\n')
+        .filter((line) => line.startsWith(`  ${[...spec.words, ...spec.args].join(' ')} `));
+      expect(lines, spec.words.join(' ')).toHaveLength(1);
+      expect(lines[0]).toContain(spec.summary);
+    }
   });
 
   it('--version prints the version of package.json', async () => {
@@ -143,6 +155,13 @@ describe('the command line, as a newcomer meets it', { timeout: E2E_TEST_TIMEOUT
     );
     expectOneLine(await runCli(['serve', '--data-dri', 'x']), /did you mean --data-dir\?/, 2);
     expectOneLine(await runCli(['usr', 'add', 'x']), /unknown command "usr": did you mean "user"\?/, 2);
+    expectOneLine(await runCli(['lgoin', 'https://x']), /unknown command "lgoin": did you mean "login"\?/, 2);
+    expectOneLine(await runCli(['client', 'lsit']), /unknown command "client lsit": did you mean "client list"\?/, 2);
+    expectOneLine(
+      await runCli(['ls', '--projcet', 'x']),
+      /unknown flag --projcet for task-service ls: did you mean --project\?/,
+      2,
+    );
     expectOneLine(
       await runCli(['token', 'craete', 'x']),
       /unknown command "token craete": did you mean "token create"\?/,

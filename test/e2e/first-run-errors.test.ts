@@ -210,6 +210,12 @@ describe('only serve and migrate make a store', { timeout: E2E_TEST_TIMEOUT_MS }
       ['token', 'create', 'alice'],
       ['token', 'revoke', 'abc'],
       ['user', 'disable', 'alice'],
+      ['user', 'list'],
+      ['user', 'enable', 'alice'],
+      ['token', 'list', 'alice'],
+      ['token', 'revoke', '--id', 'abc'],
+      ['client', 'list'],
+      ['client', 'add', 'App', '--redirect-uri', 'https://app.example/cb'],
     ]) {
       expectOneLine(await runCli([...args, '--data-dir', typo]), new RegExp(`no task-service store at ${typo}`));
     }
@@ -247,7 +253,7 @@ describe('only serve and migrate make a store', { timeout: E2E_TEST_TIMEOUT_MS }
     );
     expectOneLine(
       await runCli(['serve', '--scope', 'read', '--data-dir', dataDir]),
-      /serve does not take --scope \(it is a flag of token create\)/,
+      /serve does not take --scope \(it is a flag of token create, login\)/,
       2,
     );
     expectOneLine(

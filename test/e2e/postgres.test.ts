@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { TaskServiceClient } from '../../src/client/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { createToken, newAccount, addUser } from './support/accounts.js';
 import { oauth, request } from './support/http.js';
@@ -70,8 +71,9 @@ describe('serve on PostgreSQL', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
     // Data outlives the process: a restart on the same database sees it.
     expect((await server.stop()).code).toBe(0);
     const again = await startServe({ dataDir, http: true, databaseUrl: database.url });
-    const listed = bodyOf(await request(again.origin, { path: '/v1/tasks', headers: auth }), taskListSchema);
-    expect(listed.entries).toEqual([completed]);
+    const listed = await new TaskServiceClient({ baseUrl: again.origin, token }).tasks.all();
+    expect(listed).toMatchObject([{ id: completed.id, title: 'on postgres', rev: completed.rev }]);
+    expect(listed[0]?.completed).toEqual(new Date('2026-11-21T02:00:00Z'));
   });
 
   it('two serve processes started at the same instant on an empty database both come up and share it', async () => {
@@ -94,18 +96,13 @@ describe('serve on PostgreSQL', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
     const store = { dataDir: dirA, databaseUrl: database.url };
     await addUser(store, 'shared');
     const token = await createToken(store, 'shared');
-    const fromA = bodyOf(
-      await request(a.origin, { path: '/v1/tasks', headers: oauth(token), body: { title: 'written on A' } }),
-      taskSchema,
-    );
-    const fromB = bodyOf(
-      await request(b.origin, { path: '/v1/tasks', headers: oauth(token), body: { title: 'written on B' } }),
-      taskSchema,
-    );
+    const onA = new TaskServiceClient({ baseUrl: a.origin, token });
+    const onB = new TaskServiceClient({ baseUrl: b.origin, token });
+    const fromA = await onA.tasks.save({ title: 'written on A' });
+    const fromB = await onB.tasks.save({ title: 'written on B' });
     expect(fromB.rev).toBeGreaterThan(fromA.rev);
-    for (const server of [a, b]) {
-      const listed = bodyOf(await request(server.origin, { path: '/v1/tasks', headers: oauth(token) }), taskListSchema);
-      expect(listed.entries.map((task) => task.title)).toEqual(['written on A', 'written on B']);
+    for (const client of [onA, onB]) {
+      expect((await client.tasks.all()).map((task) => task.title)).toEqual(['written on A', 'written on B']);
     }
     expect(a.stderr() + b.stderr()).toBe('');
   });

@@ -1,7 +1,8 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { TaskServiceClient } from '../../src/client/index.js';
 import { newAccount } from './support/accounts.js';
-import { oauth, request, startRequest, type HttpResponse, type PendingRequest } from './support/http.js';
+import { oauth, startRequest, type HttpResponse, type PendingRequest } from './support/http.js';
 import {
   cleanUpProcesses,
   E2E_TEST_TIMEOUT_MS,
@@ -11,7 +12,7 @@ import {
   waitFor,
   type ServeProcess,
 } from './support/processes.js';
-import { bodyOf, expectError, taskArraySchema, taskListSchema } from './support/wire.js';
+import { bodyOf, expectError, taskArraySchema } from './support/wire.js';
 
 /** Array POSTs sent whole just before the signal. */
 const BURST = 50;
@@ -129,11 +130,8 @@ describe('SIGTERM while requests are in flight', { timeout: E2E_TEST_TIMEOUT_MS 
 
     // After a restart, every answered task is there, and every request is all or nothing.
     const restarted = await startServe({ dataDir, http: true });
-    const listed = bodyOf(
-      await request(restarted.origin, { path: '/v1/tasks', headers: oauth(token) }),
-      taskListSchema,
-    );
-    const stored = new Set(listed.entries.map((task) => task.id));
+    const listed = await new TaskServiceClient({ baseUrl: restarted.origin, token }).tasks.all();
+    const stored = new Set(listed.map((task) => task.id));
     for (let r = 0; r < BURST + HELD; r += 1) {
       const present = Array.from({ length: TASKS_PER_REQUEST }, (_, t) => stored.has(taskId(r, t)));
       if (answered.has(r)) expect(present.every(Boolean), `request ${r} was answered 200`).toBe(true);

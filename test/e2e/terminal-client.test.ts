@@ -2,19 +2,30 @@
  * The terminal client as a real process (`task-service login|add|ls|done|sync`) against a real
  * `task-service serve`, its files in a temporary $XDG_CONFIG_HOME.
  */
-import { stat, readFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { TaskServiceClient } from '../../src/client/index.js';
-import { newAccount } from './support/accounts.js';
+import { newAccount, storeFlags } from './support/accounts.js';
+import { addClient, addUserWithPassword } from './support/auth-server.js';
+import { STACK_FRAME } from './support/one-line.js';
 import {
   cleanUpProcesses,
   E2E_TEST_TIMEOUT_MS,
   makeTempDir,
   runCli,
+  startCli,
   startServe,
   type CliResult,
+  type RunningCli,
 } from './support/processes.js';
+import { hiddenFields, locationOf, WebSession } from './support/web-session.js';
+
+const PASSWORD = 'correct horse battery';
+
+/** The address `login` prints for the person to open, alone on its line. */
+const AUTHORIZE_LINE = /^ {2}(https?:\/\/\S+\/oauth\/authorize\?\S+)$/m;
 
 describe('the terminal client against a real serve process', { timeout: E2E_TEST_TIMEOUT_MS * 2 }, () => {
   afterEach(async () => {
@@ -28,7 +39,63 @@ describe('the terminal client against a real serve process', { timeout: E2E_TEST
     const token = await newAccount({ dataDir }, 'terminal', ['--timezone', 'Asia/Tokyo']);
     const client = (args: readonly string[]): Promise<CliResult> =>
       runCli(args, { env: { XDG_CONFIG_HOME: configHome } });
-    return { server, token, configHome, client };
+    return { server, token, configHome, client, dataDir };
+  }
+
+  /** A server with an account that signs in with a password and the terminal client registered (ACCOUNTS.md: by the administrator). */
+  async function setUpBrowserLogin(username: string) {
+    const { server, configHome, client, dataDir } = await setUp();
+    await addUserWithPassword({ dataDir }, username, PASSWORD);
+    const registered = await addClient({ dataDir }, 'Terminal', ['http://127.0.0.1/callback'], ['--public']);
+    // The client id as a flag, or (`env`) from TASK_SERVICE_CLIENT_ID.
+    const login = (via: 'flag' | 'env' = 'flag'): RunningCli =>
+      via === 'flag'
+        ? startCli(['login', server.origin, '--client-id', registered.id], { env: { XDG_CONFIG_HOME: configHome } })
+        : startCli(['login', server.origin], {
+            env: { XDG_CONFIG_HOME: configHome, TASK_SERVICE_CLIENT_ID: registered.id },
+          });
+    return { server, configHome, client, dataDir, login };
+  }
+
+  /** The test as the person's browser: opens the printed address, signs in, and answers the consent page. */
+  async function actAsBrowser(
+    login: RunningCli,
+    origin: string,
+    username: string,
+    decision: 'allow' | 'deny',
+  ): Promise<{ back: URL; landing: Response }> {
+    const [, address = ''] = await login.waitForStderr(AUTHORIZE_LINE);
+    const authorize = new URL(address);
+    expect(authorize.origin).toBe(origin);
+    expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorize.searchParams.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+    const browser = new WebSession(origin);
+    const toSignIn = await browser.get(`${authorize.pathname}${authorize.search}`);
+    expect(toSignIn.status).toBe(302);
+    const signedIn = await browser.signInAt(locationOf(toSignIn), username, PASSWORD);
+    expect(signedIn.status, signedIn.text).toBe(303);
+    const consent = await browser.get(locationOf(signedIn));
+    expect(consent.status).toBe(200);
+    expect(consent.text).toContain('<strong>Terminal</strong>');
+    const decided = await browser.post('/oauth/authorize', {
+      ...hiddenFields(consent.text, '/oauth/authorize'),
+      decision,
+    });
+    expect(decided.status).toBe(303);
+    const back = new URL(locationOf(decided));
+    expect(`${back.origin}${back.pathname}`).toBe(authorize.searchParams.get('redirect_uri'));
+    // The browser follows the redirect to the command's loopback port.
+    return { back, landing: await fetch(back) };
+  }
+
+  /** A refusal as a person should meet it: exit 1, nothing on stdout, the last line of stderr says why, no stack. */
+  function expectRefusal(result: CliResult, pattern: RegExp): void {
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.trimEnd().split('\n');
+    expect(lines.at(-1)).toMatch(/^task-service: /);
+    expect(lines.at(-1)).toMatch(pattern);
+    expect(result.stderr).not.toMatch(STACK_FRAME);
   }
 
   function ok(result: CliResult): string {
@@ -119,6 +186,92 @@ describe('the terminal client against a real serve process', { timeout: E2E_TEST
     expect(changes.added.map((task: { title: string }) => task.title)).toEqual(['From the web']);
     expect(changes.removed.map((task: { title: string }) => task.title)).toEqual(['Read a book']);
     expect(changes).toMatchObject({ restarted: false, total: 4, changed: [] });
+
+    expect(ok(await client(['logout']))).toContain('the pasted token still works until it is revoked');
+    await expect(stat(credentials)).rejects.toThrow(/ENOENT/);
+    await expect(stat(copy)).rejects.toThrow(/ENOENT/);
+  });
+
+  it('logs in through the browser (code + PKCE on a loopback port), then adds, lists, completes and syncs', async () => {
+    const { server, configHome, client, dataDir, login } = await setUpBrowserLogin('walker');
+    const running = login();
+    const { landing } = await actAsBrowser(running, server.origin, 'walker', 'allow');
+    expect(landing.status).toBe(200);
+    expect(await landing.text()).toContain('signed in');
+    const result = await running.result;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(`logged in to ${server.origin} as walker (UTC)\n`);
+
+    const credentials = path.join(configHome, 'task-service', 'credentials.json');
+    expect((await stat(credentials)).mode & 0o777).toBe(0o600);
+    const kept: unknown = JSON.parse(await readFile(credentials, 'utf8'));
+    expect(kept).toMatchObject({
+      url: server.origin,
+      token: expect.stringMatching(/^\S{20,}$/),
+      refresh_token: expect.stringMatching(/^\S{20,}$/),
+      client_id: expect.stringMatching(/^[0-9a-f]{24}$/),
+      expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    // The token is the terminal client's, as the administrator sees it.
+    const tokens = await runCli(['token', 'list', 'walker', ...storeFlags({ dataDir })]);
+    expect(tokens.stdout).toMatch(/\twrite\t[0-9a-f]{24}\t/);
+
+    expect(ok(await client(['add', 'Water the plants #Home ^2031-03-01']))).toMatch(/Water the plants {2}#Home/);
+    ok(await client(['add', 'Phone the bank']));
+    expect(ok(await client(['ls']))).toMatch(
+      /Water the plants[\s\S]*Phone the bank|Phone the bank[\s\S]*Water the plants/,
+    );
+    expect(ok(await client(['done', 'phone']))).toMatch(/^done \S+ {2}Phone the bank/);
+    expect(ok(await client(['sync']))).toContain('2 added, 0 changed, 0 removed: 2 tasks');
+
+    // An access token at its end is renewed with the refresh token before the command runs.
+    const first = z.object({ token: z.string(), refresh_token: z.string() }).parse(kept);
+    await writeFile(
+      credentials,
+      JSON.stringify({ ...z.looseObject({}).parse(kept), expires_at: new Date(Date.now() - 1000).toISOString() }),
+    );
+    expect(ok(await client(['ls', 'completed']))).toContain('Phone the bank');
+    const renewed = z
+      .object({ token: z.string(), refresh_token: z.string(), expires_at: z.string() })
+      .parse(JSON.parse(await readFile(credentials, 'utf8')));
+    expect(renewed.token).not.toBe(first.token);
+    expect(renewed.refresh_token).not.toBe(first.refresh_token);
+    expect(Date.parse(renewed.expires_at)).toBeGreaterThan(Date.now());
+    expect((await stat(credentials)).mode & 0o777).toBe(0o600);
+
+    // logout revokes the grant at the service and forgets everything here.
+    expect(ok(await client(['logout']))).toBe(`logged out of ${server.origin}; the sign-in is revoked\n`);
+    await expect(stat(credentials)).rejects.toThrow(/ENOENT/);
+    await expect(
+      new TaskServiceClient({ baseUrl: server.origin, token: renewed.token }).settings(),
+    ).rejects.toMatchObject({
+      retcode: 'E401',
+    });
+    expect((await client(['ls'])).stderr).toContain('not logged in');
+  });
+
+  it('a denied consent, or an answer with another state, ends login with one clear line and keeps nothing', async () => {
+    const { server, configHome, login } = await setUpBrowserLogin('doubter');
+    const denied = login('env');
+    const { back, landing } = await actAsBrowser(denied, server.origin, 'doubter', 'deny');
+    expect(back.searchParams.get('error')).toBe('access_denied');
+    expect(landing.status).toBe(400);
+    expectRefusal(await denied.result, /the sign-in was refused in the browser: access_denied/);
+
+    const forged = login();
+    const [, address = ''] = await forged.waitForStderr(AUTHORIZE_LINE);
+    const redirectUri = new URL(address).searchParams.get('redirect_uri') ?? '';
+    const answer = await fetch(`${redirectUri}?code=stolen-code&state=not-the-one-sent`);
+    expect(answer.status).toBe(400);
+    expectRefusal(
+      await forged.result,
+      /not logged in: state_mismatch: the answer is not for this authorization request/,
+    );
+
+    await expect(stat(path.join(configHome, 'task-service', 'credentials.json'))).rejects.toThrow(/ENOENT/);
+    const withoutClient = await runCli(['login', server.origin], { env: { XDG_CONFIG_HOME: configHome } });
+    expect(withoutClient.code).toBe(2);
+    expect(withoutClient.stderr).toContain('--client-id');
   });
 
   it('shows control characters of a title as visible escapes, and says how to call it', async () => {

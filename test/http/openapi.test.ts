@@ -46,7 +46,8 @@ function registeredRoutes(tree: string): string[] {
 }
 
 describe('the OpenAPI document', () => {
-  const suite = useHarness('sqlite');
+  // Everything serve registers: sign-in and OAuth, with --signup.
+  const suite = useHarness('sqlite', { signup: true, app: { webAuth: true } });
 
   it('is a valid OpenAPI 3.1 document', async () => {
     const validator = new Validator();
@@ -66,6 +67,8 @@ describe('the OpenAPI document', () => {
   it('names every route the app registers, and nothing else', () => {
     const registered = registeredRoutes(suite().harness.app.printRoutes({ commonPrefix: false }));
     expect(registered).toContain('GET /v1/tasks/*');
+    for (const route of ['GET /oauth/authorize', 'POST /oauth/token', 'POST /oauth/revoke', 'GET /healthz'])
+      expect(registered).toContain(route);
     expect(registered.sort()).toEqual(documentedRoutes(openApiDocument()).sort());
   });
 
@@ -76,6 +79,39 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(responses).sort()).toEqual(['200', '400', '401', '403', '500', '502', '503']);
     expect(JSON.stringify(responses['400'])).toContain('"enum":["E003","E004","E008"]');
     expect(JSON.stringify(responses['503'])).toContain('Retry-After');
+  });
+
+  it('describes the answers of sign-in and the OAuth endpoints (each checked against it on the way in)', async () => {
+    const { app } = suite().harness;
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const metadata = await call(app, { url: '/.well-known/oauth-authorization-server' });
+    expect(metadata.status).toBe(200);
+    const notAForm = await call(app, { method: 'POST', url: '/oauth/token', body: { grant_type: 'x' } });
+    expect(notAForm.json).toMatchObject({ error: 'invalid_request' });
+    const unknownClient = await call(app, {
+      method: 'POST',
+      url: '/oauth/token',
+      headers: form,
+      body: 'grant_type=authorization_code&code=x&client_id=nobody',
+    });
+    expect(unknownClient.status).toBe(401);
+    expect(unknownClient.json).toMatchObject({ error: 'invalid_client' });
+    const revoked = await call(app, {
+      method: 'POST',
+      url: '/oauth/revoke',
+      headers: form,
+      body: 'token=x&client_id=nobody',
+    });
+    expect(revoked.status).toBe(401);
+    const neverRedirected = await call(app, { url: '/oauth/authorize?response_type=code&client_id=nobody' });
+    expect(neverRedirected.status).toBe(400);
+    expect(neverRedirected.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect((await call(app, { url: '/login?next=/oauth/authorize' })).status).toBe(200);
+    expect((await call(app, { url: '/signup' })).status).toBe(200);
+    const forged = await call(app, { method: 'POST', url: '/login', headers: form, body: 'username=a&password=b' });
+    expect(forged.status).toBe(403);
+    expect((await call(app, { url: '/oauth/auth_result.html' })).status).toBe(200);
+    expect((await call(app, { url: '/oauth/auth_result.js' })).status).toBe(200);
   });
 
   it('catches an answer that differs from it', () => {

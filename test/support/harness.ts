@@ -34,11 +34,13 @@ let userCounter = 0;
 
 /** A real store (a SQLite file in a temp folder, or a fresh PostgreSQL database) behind the real app. */
 /** What a test may set of the app besides its store: its log, its limits. */
-export type AppOptions = Partial<Pick<AppDeps, 'log' | 'loadLimits' | 'bodyWaitLimits' | 'maxConnectionsPerAddress'>>;
+export type AppOptions = Partial<
+  Pick<AppDeps, 'log' | 'loadLimits' | 'bodyWaitLimits' | 'maxConnectionsPerAddress' | 'webAuth'>
+>;
 
 export async function startHarness(
   engine: Engine,
-  options: { maintenance?: boolean; app?: AppOptions } = {},
+  options: { maintenance?: boolean; signup?: boolean; app?: AppOptions } = {},
 ): Promise<Harness> {
   let store: Store;
   let dispose: () => Promise<void>;
@@ -52,7 +54,7 @@ export async function startHarness(
     dispose = () => database.drop();
   }
   await store.migrate();
-  const services = buildServices(store);
+  const services = buildServices(store, { signup: options.signup ?? false });
   const { accounts } = services;
   const app = await buildApp({
     services,

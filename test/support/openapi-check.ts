@@ -147,6 +147,11 @@ export function checkAgainstDocument(answer: ReceivedAnswer): void {
     throw new Error(
       `${where}: the document gives no ${answer.status} answer for ${operation.method} ${operation.template}`,
     );
+  // A redirect, or an answer that is its status alone: documented without content, sent without a body.
+  if (media.size === 0) {
+    if (raw.length !== 0) throw new Error(`${where}: the document gives no body for ${answer.status}, one came`);
+    return;
+  }
   const validate = media.get(mediaType);
   if (validate === undefined) throw new Error(`${where}: the document gives no ${mediaType} body for ${answer.status}`);
   if (!validate(body))

@@ -1,20 +1,29 @@
 /**
- * The terminal client, on the SDK: `login`, `add`, `ls`, `done` and `sync`, in the same
+ * The terminal client, on the SDK: `login`, `add`, `ls`, `done`, `sync` and `logout`, in the same
  * `task-service` command as the admin commands. People get lines of text, scripts `--json`.
  */
-import { parseArgs } from 'node:util';
 import {
   calendarDateIn,
+  OAuthRefusal,
   parseQuickAdd,
   quickAddTask,
+  revokeToken,
   TaskServiceClient,
   TaskServiceError,
   type Task,
 } from '../../client/index.js';
-import { configDir, CREDENTIALS_FILE, readJsonFile, writeJsonFile } from './files.js';
+import type { ClientCommand } from '../../config.js';
+import {
+  credentialsFromTokens,
+  renewedIfDue,
+  saveCredentials,
+  storedCredentials,
+  type Credentials,
+} from './credentials.js';
+import { CREDENTIALS_FILE, LOCAL_COPY_FILE, removeFile } from './files.js';
 import { plain, taskLine } from './format.js';
 import { syncLocalCopy } from './local-copy.js';
-import { CLIENT_USAGE } from './usage.js';
+import { loginThroughBrowser } from './loopback.js';
 
 /** A mistake in how the client was called, or a state it cannot work in (not logged in). */
 export class ClientUsageError extends Error {
@@ -27,6 +36,8 @@ export interface Output {
   json(value: unknown): void;
   /** Standard input, whole (for `--token -`). */
   readInput(): Promise<string>;
+  /** A line for the person, beside the output (standard error): what to do, what is awaited. */
+  tell(line: string): void;
 }
 
 const BOXES = {
@@ -48,24 +59,14 @@ function isOpen(task: Task): boolean {
   return task.completed === null && task.trashed === null && task.deleted === null;
 }
 
-interface Credentials {
-  readonly url: string;
-  readonly token: string;
-}
-
+/** The credentials kept (renewed first when a browser sign-in's access token is at its end). */
 async function readCredentials(dir: string): Promise<Credentials> {
-  const stored = await readJsonFile(dir, CREDENTIALS_FILE);
-  if (
-    typeof stored === 'object' &&
-    stored !== null &&
-    'url' in stored &&
-    typeof stored.url === 'string' &&
-    'token' in stored &&
-    typeof stored.token === 'string'
-  ) {
-    return { url: stored.url, token: stored.token };
-  }
-  throw new ClientUsageError('not logged in: run "task-service login <url> --token <token>" first');
+  const stored = await storedCredentials(dir);
+  if (stored === undefined)
+    throw new ClientUsageError(
+      'not logged in: run "task-service login <url>" (or login <url> --token <token|->) first',
+    );
+  return renewedIfDue(dir, stored);
 }
 
 function serviceUrl(text: string): string {
@@ -79,10 +80,12 @@ function serviceUrl(text: string): string {
   return url.origin + url.pathname.replace(/\/$/, '');
 }
 
-async function login(url: string, token: string, dir: string, output: Output, asJson: boolean): Promise<void> {
+/** Keeps the credentials once the service has taken them, and says whose account it is. */
+async function login(credentials: Credentials, dir: string, output: Output, asJson: boolean): Promise<void> {
+  const { url, token } = credentials;
   const client = new TaskServiceClient({ baseUrl: url, token, retry: { retries: 1 } });
   const settings = await client.settings();
-  await writeJsonFile(dir, CREDENTIALS_FILE, { url, token });
+  await saveCredentials(dir, credentials);
   if (asJson) output.json({ url, username: settings.username, timezone: settings.timezone });
   else output.out(plain(`logged in to ${url} as ${settings.username} (${settings.timezone})`));
 }
@@ -121,35 +124,54 @@ function pickTask(tasks: readonly Task[], wanted: string): Task {
 }
 
 /** Runs one client command; throws ClientUsageError or the SDK's errors for the caller to show. */
-export async function runClientCommand(argv: readonly string[], env: NodeJS.ProcessEnv, output: Output): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      token: { type: 'string' },
-      project: { type: 'string' },
-      context: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-  });
-  const [command, ...rest] = positionals;
-  const dir = configDir(env);
-  const asJson = values.json;
-  if (command === 'login') {
-    const [url] = rest;
-    if (url === undefined || rest.length > 1 || values.token === undefined || values.token === '') {
-      throw new ClientUsageError('usage: task-service login <url> --token <token>');
+export async function runClientCommand(command: ClientCommand, output: Output): Promise<void> {
+  const rest = command.args;
+  const dir = command.configDir;
+  const asJson = command.flags.on('json');
+  if (command.name === 'login') {
+    const [given] = rest;
+    if (given === undefined || rest.length > 1) throw new ClientUsageError('usage: task-service login <url>');
+    const url = serviceUrl(given);
+    const pasted = command.flags.text('token');
+    if (pasted !== undefined) {
+      // `--token -` reads it from standard input, keeping it out of the shell history and `ps`.
+      const token = pasted === '-' ? (await output.readInput()).trim() : pasted;
+      if (token === '') throw new ClientUsageError('the token is empty');
+      await login({ url, token }, dir, output, asJson);
+      return;
     }
-    // `--token -` reads it from standard input, keeping it out of the shell history and `ps`.
-    const token = values.token === '-' ? (await output.readInput()).trim() : values.token;
-    if (token === '') throw new ClientUsageError('the token read from standard input is empty');
-    await login(serviceUrl(url), token, dir, output, asJson);
+    const clientId = command.flags.text('client-id');
+    if (clientId === undefined || clientId === '') {
+      throw new ClientUsageError(
+        "login needs the terminal client's --client-id (ask the administrator; see task-service login --help), or --token",
+      );
+    }
+    const scope = command.flags.text('scope') ?? 'write';
+    if (scope !== 'read' && scope !== 'write')
+      throw new ClientUsageError(`--scope must be read or write, got "${scope}"`);
+    const tokens = await loginThroughBrowser({ url, clientId, scope, tell: (line) => output.tell(line) });
+    await login(credentialsFromTokens(url, clientId, tokens), dir, output, asJson);
+    return;
+  }
+  if (command.name === 'logout') {
+    if (rest.length > 0) throw new ClientUsageError('usage: task-service logout');
+    const stored = await storedCredentials(dir);
+    if (stored === undefined) throw new ClientUsageError('not logged in: nothing to forget');
+    // The refresh token ends the whole grant: every access token of this sign-in stops working.
+    if (stored.oauth !== undefined)
+      await revokeToken(stored.url, { clientId: stored.oauth.clientId, token: stored.oauth.refreshToken });
+    await removeFile(dir, CREDENTIALS_FILE);
+    await removeFile(dir, LOCAL_COPY_FILE);
+    output.out(
+      stored.oauth === undefined
+        ? `logged out of ${stored.url}; the pasted token still works until it is revoked (token revoke, or the web app)`
+        : `logged out of ${stored.url}; the sign-in is revoked`,
+    );
     return;
   }
   const credentials = await readCredentials(dir);
   const client = new TaskServiceClient({ baseUrl: credentials.url, token: credentials.token });
-  switch (command) {
+  switch (command.name) {
     case 'add': {
       const text = rest.join(' ');
       const parsed = parseQuickAdd(text);
@@ -170,7 +192,7 @@ export async function runClientCommand(argv: readonly string[], env: NodeJS.Proc
       }
       const zone = (await client.settings()).timezone;
       const inBox = boxName === undefined ? isOpen : BOXES[boxName];
-      const labels = labelFilter(values.project, values.context);
+      const labels = labelFilter(command.flags.text('project'), command.flags.text('context'));
       const tasks = (await client.tasks.all())
         .filter((task) => inBox(task) && labels(task))
         .sort(boxName === 'completed' ? byCompletedNewestFirst : byStartThenRev);
@@ -209,13 +231,17 @@ export async function runClientCommand(argv: readonly string[], env: NodeJS.Proc
       return;
     }
     default:
-      throw new ClientUsageError(CLIENT_USAGE.trim());
+      throw new ClientUsageError(`no such command: ${command.name}`);
   }
 }
 
 /** The exit code and message for a failure of a client command. */
 export function clientFailure(error: unknown): { code: number; message: string } | undefined {
   if (error instanceof ClientUsageError) return { code: 2, message: error.message };
+  if (error instanceof OAuthRefusal) {
+    const what = error.code === 'access_denied' ? 'the sign-in was refused in the browser' : 'not logged in';
+    return { code: 1, message: plain(`${what}: ${error.message}`) };
+  }
   if (error instanceof TaskServiceError) {
     const hint = error.retcode === 'E401' ? ' (the token was refused: log in again)' : '';
     return { code: 1, message: plain(`${error.message}${hint}`) };
@@ -225,14 +251,6 @@ export function clientFailure(error: unknown): { code: number; message: string }
     const cause =
       error.cause instanceof Error ? `: ${'code' in error.cause ? String(error.cause.code) : error.cause.message}` : '';
     return { code: 1, message: `the service could not be reached${cause}` };
-  }
-  if (
-    error instanceof Error &&
-    'code' in error &&
-    typeof error.code === 'string' &&
-    error.code.startsWith('ERR_PARSE_ARGS')
-  ) {
-    return { code: 2, message: error.message };
   }
   return undefined;
 }

@@ -1,19 +1,10 @@
 /**
  * The terminal client's files in the user's config folder (`$XDG_CONFIG_HOME/task-service`, else
- * `~/.config/task-service`): the credentials and the local copy with its sync cursor. The folder
+ * `~/.config/task-service`): the credentials and the local copy with its sync cursor (config.ts finds the folder). The folder
  * is private (0700) and each file readable by its owner only (0600): the token is a password.
  */
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-
-export function configDir(env: NodeJS.ProcessEnv): string {
-  const base =
-    env['XDG_CONFIG_HOME'] !== undefined && env['XDG_CONFIG_HOME'] !== ''
-      ? env['XDG_CONFIG_HOME']
-      : path.join(homedir(), '.config');
-  return path.join(base, 'task-service');
-}
 
 export const CREDENTIALS_FILE = 'credentials.json';
 export const LOCAL_COPY_FILE = 'tasks.json';
@@ -39,4 +30,9 @@ export async function writeJsonFile(dir: string, name: string, value: unknown): 
   // The mode given to writeFile applies only to a new file; make sure of it whatever was there.
   await chmod(temp, 0o600);
   await rename(temp, file);
+}
+
+/** Removes a file of the folder; none there is fine. */
+export async function removeFile(dir: string, name: string): Promise<void> {
+  await rm(path.join(dir, name), { force: true });
 }

@@ -1,11 +1,13 @@
+import type { ClientCommand } from '../../config.js';
 import { clientFailure, runClientCommand } from './commands.js';
 
 /** Runs a client command as the process: its output on stdout, failures on stderr with exit 1 or 2. */
-export async function runClient(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+export async function runClient(command: ClientCommand): Promise<void> {
   try {
-    await runClientCommand(argv, env, {
+    await runClientCommand(command, {
       out: (line) => console.log(line),
       json: (value) => console.log(JSON.stringify(value, null, 2)),
+      tell: (line) => console.error(line),
       readInput: async () => {
         const chunks: Buffer[] = [];
         for await (const chunk of process.stdin)

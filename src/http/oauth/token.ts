@@ -6,6 +6,7 @@ import { AUTH_RESULT_SCRIPT, authResultPage } from '../auth-pages/pages.js';
 import { sendPage, type WebAuthDeps } from '../auth-pages/page-reply.js';
 import { JSON_CONTENT_TYPE } from '../wire/content-type.js';
 import { oauthErrorStatus, renderOAuthError } from '../wire/oauth-errors.js';
+import type { OAuthMetadataBody, OAuthTokenBody } from '../wire/oauth-shapes.js';
 
 const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 
@@ -59,37 +60,37 @@ export function registerTokenRoutes(scope: FastifyInstance, deps: WebAuthDeps): 
     }
     // Never the request itself in the log: it holds secrets.
     deps.log.error({ err: error, path: request.routeOptions.url }, 'oauth endpoint failed');
-    return sendOAuthJson(reply, 500, JSON.stringify({ error: 'server_error', error_description: 'try again later' }));
+    return sendOAuthJson(reply, 500, renderOAuthError('server_error', 'try again later'));
   });
 
-  const token = async (request: FastifyRequest, reply: FastifyReply) =>
-    sendOAuthJson(reply, 200, JSON.stringify(await deps.oauth.exchange(tokenRequestOf(request))));
+  const token = async (request: FastifyRequest, reply: FastifyReply) => {
+    const answer: OAuthTokenBody = await deps.oauth.exchange(tokenRequestOf(request));
+    return sendOAuthJson(reply, 200, JSON.stringify(answer));
+  };
   scope.post('/oauth/access_token', token);
   scope.post('/oauth/token', token);
 
   scope.post('/oauth/revoke', async (request, reply) => {
     await deps.oauth.revoke(tokenRequestOf(request));
-    return sendOAuthJson(reply, 200, '');
+    // RFC 7009 section 2.2: the answer is the status alone.
+    return reply.code(200).headers({ 'cache-control': 'no-store', pragma: 'no-cache' }).send();
   });
 
   scope.get('/.well-known/oauth-authorization-server', async (request, reply) => {
     const base = originOf(request);
-    return sendOAuthJson(
-      reply,
-      200,
-      JSON.stringify({
-        issuer: base,
-        authorization_endpoint: `${base}/oauth/authorize`,
-        token_endpoint: `${base}/oauth/token`,
-        revocation_endpoint: `${base}/oauth/revoke`,
-        response_types_supported: ['code', 'token'],
-        grant_types_supported: ['authorization_code', 'refresh_token', 'implicit'],
-        code_challenge_methods_supported: ['S256'],
-        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-        revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-        scopes_supported: ['read', 'write'],
-      }),
-    );
+    const metadata: OAuthMetadataBody = {
+      issuer: base,
+      authorization_endpoint: `${base}/oauth/authorize`,
+      token_endpoint: `${base}/oauth/token`,
+      revocation_endpoint: `${base}/oauth/revoke`,
+      response_types_supported: ['code', 'token'],
+      grant_types_supported: ['authorization_code', 'refresh_token', 'implicit'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      scopes_supported: ['read', 'write'],
+    };
+    return sendOAuthJson(reply, 200, JSON.stringify(metadata));
   });
 
   scope.get('/oauth/auth_result.html', async (_request, reply) => sendPage(reply, 200, authResultPage()));

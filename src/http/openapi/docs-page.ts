@@ -73,7 +73,8 @@ function operationHtml(path: string, method: string, operation: unknown): string
         `<td>${typeOf(recordAt(parameter, 'schema'))}</td><td>${prose(textAt(parameter, 'description'))}</td></tr>`,
     )
     .join('');
-  const body = recordAt(recordAt(recordAt(operation, 'requestBody'), 'content'), 'application/json');
+  // JSON, or the form of the sign-in and OAuth endpoints: each takes one media type.
+  const body = asRecord(Object.values(recordAt(recordAt(operation, 'requestBody'), 'content'))[0]);
   const responses = Object.entries(recordAt(operation, 'responses'))
     .map(([status, response]) => {
       const content = recordAt(response, 'content');

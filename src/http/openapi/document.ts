@@ -1,6 +1,6 @@
 /**
  * The OpenAPI 3.1 document of the service (`GET /openapi.json`): every /v1 operation, /healthz,
- * and the two routes that serve the document. Schemas come from components.ts (generated from the
+ * the two routes that serve the document, and sign-in and OAuth (oauth-paths.ts). Schemas come from components.ts (generated from the
  * server's own zod schemas); this file says only which operation takes and answers which.
  */
 import { KEY_MAX } from '../idempotency-key.js';
@@ -16,6 +16,7 @@ import {
   type WriteName,
 } from './components.js';
 import { ALWAYS, errorResponses, V1_ALWAYS } from './errors.js';
+import { OAUTH_PATHS } from './oauth-paths.js';
 
 export const OPENAPI_VERSION = '3.1.0';
 
@@ -214,7 +215,7 @@ const DESCRIPTION = `The Doit.im v1 compatible API of Task Service.
 function allPaths(): Record<string, JsonSchema> {
   const paths: Record<string, JsonSchema> = {};
   for (const resource of RESOURCES) Object.assign(paths, resourcePaths(resource));
-  return Object.assign(paths, SETTINGS_PATHS, SERVICE_PATHS);
+  return Object.assign(paths, SETTINGS_PATHS, SERVICE_PATHS, OAUTH_PATHS);
 }
 
 function buildDocument(): JsonSchema {
@@ -228,6 +229,12 @@ function buildDocument(): JsonSchema {
       { name: 'contexts' },
       { name: 'settings' },
       { name: 'service', description: 'Outside the v1 API.' },
+      { name: 'sign-in', description: 'Pages for people: signing in to the web app and to approve OAuth clients.' },
+      {
+        name: 'oauth',
+        description:
+          'The OAuth 2 authorization server: how a client gets a token for a person. Errors are `{"error", "error_description"}`.',
+      },
     ],
     paths: allPaths(),
     components: {
@@ -245,6 +252,12 @@ function buildDocument(): JsonSchema {
           in: 'query',
           name: 'access_token',
           description: 'Discouraged: for old OAuth2 libraries.',
+        },
+        clientBasic: {
+          type: 'http',
+          scheme: 'basic',
+          description:
+            'A confidential client at the token and revocation endpoints: its id and secret (or `client_secret` in the form).',
         },
       },
     },

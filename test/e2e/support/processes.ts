@@ -152,6 +152,46 @@ export async function runCli(args: readonly string[], options: CliOptions = {}):
   return runNode([CLI_SCRIPT, ...args], options);
 }
 
+/** A command still running: its output so far, and its end. */
+export interface RunningCli {
+  /** Standard error so far. */
+  stderr(): string;
+  /** Waits until standard error matches `pattern` (a line the command prints while it waits), and returns the match. */
+  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  /** The whole run, once the command ends by itself. */
+  readonly result: Promise<CliResult>;
+}
+
+/** Starts `task-service <args>` and leaves it running: for commands that wait for something (login). */
+export function startCli(args: readonly string[], options: CliOptions = {}): RunningCli {
+  requireBuiltCli();
+  let stderr = '';
+  const child = spawnNode([CLI_SCRIPT, ...args], options.cwd ?? REPO_ROOT, options.env ?? {}, options.user);
+  let stdout = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdin?.end(options.stdin ?? '');
+  const result = (async (): Promise<CliResult> => {
+    const exit = await exitOf(child);
+    if (child.stdout !== null && !child.stdout.closed)
+      await new Promise((resolve) => child.stdout?.once('close', resolve));
+    if (child.stderr !== null && !child.stderr.closed)
+      await new Promise((resolve) => child.stderr?.once('close', resolve));
+    return { ...exit, stdout, stderr };
+  })();
+  return {
+    stderr: () => stderr,
+    async waitForStderr(pattern, timeoutMs = 15_000) {
+      await waitFor(() => pattern.test(stderr) || child.exitCode !== null, timeoutMs);
+      const match = pattern.exec(stderr);
+      if (match === null)
+        throw new Error(`task-service ${args.join(' ')} ended without printing ${pattern}:\n${stderr}`);
+      return match;
+    },
+    result,
+  };
+}
+
 /** Runs `node <args>` to its end. */
 export async function runNode(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   const child = spawnNode(args, options.cwd ?? REPO_ROOT, options.env ?? {}, options.user);

@@ -17,6 +17,7 @@ export function hiddenFields(page: string, action: string): Record<string, strin
   if (start === -1) throw new Error(`no form posting to ${action} in:\n${page}`);
   const form = page.slice(start, page.indexOf('</form>', start));
   const fields: Record<string, string> = {};
+  // HTML's void element, written `<input …>` or `<input … />` (as prettier writes the pages' templates).
   for (const match of form.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)"\s*\/?>/g)) {
     fields[unescapeHtml(match[1] ?? '')] = unescapeHtml(match[2] ?? '');
   }
