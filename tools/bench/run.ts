@@ -29,7 +29,7 @@ const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
 const BENCH_DIR = path.join(REPO, '.bench');
 const REPORT_FILE = path.join(REPO, 'docs', 'benchmarks.md');
 /** Why each goal is met or missed: written by people, carried into the report as it is. */
-const ANALYSIS_FILE = path.join(REPO, 'bench', 'analysis.md');
+const ANALYSIS_FILE = path.join(REPO, 'tools', 'bench', 'analysis.md');
 const PARTS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'R'] as const;
 type Part = (typeof PARTS)[number];
 
