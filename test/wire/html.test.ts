@@ -13,12 +13,7 @@ describe('the html tagged template', () => {
 
   it('keeps html made by html as it is, joins arrays of it, and writes nothing for undefined', () => {
     const items = ['a<b', 'c&d'].map((text) => html`<li>${text}</li>`);
-    expect(
-      html`<ul>
-          ${items}
-        </ul>
-        ${undefined}${null}${3}`.text,
-    ).toBe('<ul><li>a&lt;b</li><li>c&amp;d</li></ul>3');
+    expect(html`<ul>${items}</ul>${undefined}${null}${3}`.text).toBe('<ul><li>a&lt;b</li><li>c&amp;d</li></ul>3');
   });
 
   it('does not take a plain string that looks like markup for html', () => {
