@@ -29,6 +29,8 @@ const STRENGTH = FULL
       fullListLimit: 130,
       fullListRounds: 2,
       completions: 1000,
+      renames: 1000,
+      renamedTasks: 5000,
       tricklers: 1100,
       trickleMs: 60_000,
     }
@@ -38,6 +40,8 @@ const STRENGTH = FULL
       fullListLimit: 130,
       fullListRounds: 1,
       completions: 300,
+      renames: 200,
+      renamedTasks: 1000,
       tricklers: 1100,
       trickleMs: 6000,
     };
@@ -275,6 +279,34 @@ describe.each(ENGINES)('hostile clients against serve --http on %s', (engine) =>
       const postMs = Math.round(performance.now() - began);
       await sleep(300);
       return { completions: STRENGTH.completions, postMs };
+    });
+  });
+
+  it('rename amplification: one array POST renaming a project on many tasks', { timeout: 300_000 }, async () => {
+    const { origin } = started();
+    let projectId = '';
+    for (let first = 0; first < STRENGTH.renamedTasks; first += 500) {
+      const body = Array.from({ length: Math.min(500, STRENGTH.renamedTasks - first) }, (_unused, index) => ({
+        title: `carried ${first + index}`,
+        project: 'renamed often',
+      }));
+      const answer = await persist(origin, { path: '/v1/tasks', headers: oauth(attacker), body });
+      expect(answer.status, answer.text.slice(0, 200)).toBe(200);
+      projectId = (JSON.parse(answer.text) as { entries: { project_id: string }[] }).entries[0]?.project_id ?? '';
+    }
+    await judged('rename amplification', async () => {
+      await sleep(300);
+      const began = performance.now();
+      const renamed = await persist(origin, {
+        path: '/v1/projects',
+        headers: oauth(attacker),
+        body: Array.from({ length: STRENGTH.renames }, (_unused, index) => ({ id: projectId, name: `name ${index}` })),
+        timeoutMs: 280_000,
+      });
+      expect(renamed.status, renamed.text.slice(0, 200)).toBe(200);
+      const postMs = Math.round(performance.now() - began);
+      await sleep(300);
+      return { renames: STRENGTH.renames, tasks: STRENGTH.renamedTasks, postMs };
     });
   });
 
