@@ -7,7 +7,8 @@
  * there afterwards. `npm test` runs the attacks at a reduced strength for a few seconds each;
  * `npm run soak` (RELIABILITY_HOSTILE_STRENGTH=full) at the strength the issue measured.
  */
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +19,7 @@ import { ENGINES } from '../support/harness.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { reportFigures } from './support/figures.js';
 import { busyFactor } from './support/machine.js';
+import { stalledReader } from './support/stalled-reader.js';
 import { memoryOf, startVictim, type VictimReport } from './support/victim.js';
 
 const FULL = process.env['RELIABILITY_HOSTILE_STRENGTH'] === 'full';
@@ -31,6 +33,8 @@ const STRENGTH = FULL
       completions: 1000,
       renames: 1000,
       renamedTasks: 5000,
+      stalledReaders: 20,
+      stallMs: 60_000,
       tricklers: 1100,
       trickleMs: 60_000,
     }
@@ -42,6 +46,8 @@ const STRENGTH = FULL
       completions: 300,
       renames: 200,
       renamedTasks: 1000,
+      stalledReaders: 20,
+      stallMs: 5000,
       tricklers: 1100,
       trickleMs: 6000,
     };
@@ -252,6 +258,57 @@ describe.each(ENGINES)('hostile clients against serve --http on %s', (engine) =>
           bytes += lists.reduce((sum, list) => sum + list.bytes, 0);
         }
         return { tasks: STRENGTH.largeTasks, pages, mbRead: Math.round(bytes / 1e6) };
+      });
+    },
+  );
+
+  it(
+    'stalled readers: many clients that stop reading a large list',
+    { timeout: FULL ? 300_000 : 120_000 },
+    async () => {
+      const { origin, port } = started();
+      // The large records of the first attack make a list of 15 MB or more: more than the socket
+      // buffers of both ends hold, so a reader that stops reading stalls its stream.
+      const walFile = path.join(dataDir, 'tasks.sqlite-wal');
+      const walMb = (): number => {
+        try {
+          return Math.round(statSync(walFile).size / 1e5) / 10;
+        } catch {
+          return 0;
+        }
+      };
+      await judged('stalled readers', async () => {
+        const walBefore = walMb();
+        const readers = Array.from({ length: STRENGTH.stalledReaders }, () =>
+          stalledReader(port, '/v1/tasks', attacker),
+        );
+        const statuses = await Promise.all(readers.map((reader) => reader.status));
+        // The attacker keeps writing meanwhile: on SQLite a pinned snapshot made the WAL grow.
+        const until = performance.now() + STRENGTH.stallMs;
+        let writes = 0;
+        while (performance.now() < until) {
+          const answer = await persist(origin, {
+            path: '/v1/tasks',
+            headers: oauth(attacker),
+            body: Array.from({ length: 20 }, (_unused, index) => ({
+              title: `churn ${writes}-${index}`,
+              notes: 'x'.repeat(2000),
+            })),
+          });
+          expect(answer.status).toBe(200);
+          writes += 1;
+        }
+        const walPeak = walMb();
+        const ends = await Promise.all(readers.map((reader) => reader.finish(FULL ? 40_000 : 0)));
+        return {
+          readers: STRENGTH.stalledReaders,
+          streamed: statuses.filter((status) => status === 200).length,
+          refused503: statuses.filter((status) => status === 503).length,
+          cutByServer: ends.filter((end) => end.closed && !end.text.endsWith('0\r\n\r\n')).length,
+          writePosts: writes,
+          walBeforeMb: walBefore,
+          walPeakMb: walPeak,
+        };
       });
     },
   );
