@@ -82,7 +82,10 @@ export interface Store {
   /** The account's head, read alone: cheap, for telling whether anything changed. */
   head(accountId: number): Promise<AccountHead | undefined>;
   list<K extends SyncKind>(accountId: number, kind: K, query: ListQuery): Promise<ListSnapshot<RecordsByKind[K]>>;
-  /** Removes tombstones deleted before `deletedBefore`, remembering per account what was purged. */
+  /**
+   * Removes tombstones the server deleted (stamped `updated`) before `deletedBefore`, whatever
+   * `deleted` their client sent, remembering per account what was purged.
+   */
   purge(deletedBefore: Micros): Promise<number>;
   /** Drops the outcomes kept for retry keys before `createdBefore`. */
   forgetKept(createdBefore: Micros): Promise<number>;
