@@ -6,6 +6,8 @@ import { mergeContext, mergeProject, touchesTasks } from '../domain/label-rules.
 import type { DraftsByKind, NamedKind, RecordsByKind, WriteOutcome } from '../domain/sync.js';
 import type { Store, WriteTx } from '../store/store.js';
 import { applyEach } from './apply-each.js';
+import { withinQuota } from './storage-quota.js';
+import { DEFAULT_STORAGE_QUOTA, type StorageQuota } from '../domain/storage-quota.js';
 import { writeOnce, type WriteRequest } from './idempotency.js';
 import { newRecordId } from './ids.js';
 
@@ -27,7 +29,10 @@ const MERGE: {
  * once per request.
  */
 export class LabelService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly quota: StorageQuota = DEFAULT_STORAGE_QUOTA,
+  ) {}
 
   upsert<K extends NamedKind>(
     account: Account,
@@ -36,12 +41,14 @@ export class LabelService {
     request: WriteRequest,
   ): Promise<WriteOutcome<K>> {
     return this.store.write(account.id, (tx) =>
-      writeOnce(tx, kind, request.idempotency, async () => {
-        const touched = new TouchedLabels<K>();
-        const records = await applyEach(inputs, request.many, (input) => upsertOne(tx, kind, input, touched));
-        await showOnTasks(tx, kind, touched);
-        return { kind, zone: account.timezone, many: request.many, records };
-      }),
+      writeOnce(tx, kind, request.idempotency, () =>
+        withinQuota(tx, this.quota, async () => {
+          const touched = new TouchedLabels<K>();
+          const records = await applyEach(inputs, request.many, (input) => upsertOne(tx, kind, input, touched));
+          await showOnTasks(tx, kind, touched);
+          return { kind, zone: account.timezone, many: request.many, records };
+        }),
+      ),
     );
   }
 }

@@ -1,6 +1,7 @@
 import type { Account, NewAccount, NewToken, SettingsPatch, TokenGrant } from '../domain/account.js';
 import type { AccountHead, DraftsByKind, NamedKind, RecordsByKind, SyncKind, WriteOutcome } from '../domain/sync.js';
 import type { Task } from '../domain/task.js';
+import type { StorageUsage } from '../domain/storage-quota.js';
 import type { Micros } from '../domain/time.js';
 import type { AuthStore } from './auth-store.js';
 
@@ -42,6 +43,8 @@ export interface WriteTx {
   findLive<K extends NamedKind>(kind: K, name: string): Promise<RecordsByKind[K] | undefined>;
   /** Live tasks that carry the project or context, for renames and deletions. */
   withLabel(kind: NamedKind, id: string): Promise<readonly Task[]>;
+  /** What the account stores now, this transaction's writes included (kept by the engine). */
+  usage(): Promise<StorageUsage>;
   /** The outcome kept for a retry key of this account, if any. */
   findKept(key: string): Promise<KeptOutcome | undefined>;
   /** Keeps (or replaces) the outcome for a retry key, committed with the writes it answers. */

@@ -685,6 +685,26 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
         });
       });
 
+      it('keeps what an account stores, records and UTF-8 bytes of text, through updates and purges', async () => {
+        await withClock(async (clocked, setClock) => {
+          const accountId = await accountOf(clocked, 'usage');
+          const usage = (): Promise<{ records: number; bytes: number }> => clocked.write(accountId, (w) => w.usage());
+          expect(await usage()).toEqual({ records: 0, bytes: 0 });
+          await clocked.write(accountId, async (w) => {
+            await w.put('task', taskDraft('a', { title: 'ab', notes: 'é' }));
+            await w.put('project', projectDraft('p', { name: 'P', notes: 'nn' }));
+            await w.put('context', contextDraft('c', { name: '@c' }));
+            // Inside the transaction, its own writes count.
+            expect(await w.usage()).toEqual({ records: 3, bytes: 2 + 2 + 1 + 2 + 2 });
+          });
+          await clocked.write(accountId, (w) => w.put('task', taskDraft('a', { title: 'abc', notes: '', deleted: 1 })));
+          expect(await usage()).toEqual({ records: 3, bytes: 3 + 1 + 2 + 2 });
+          setClock(LATER);
+          expect(await clocked.purge(LONG_AGO + 1000)).toBe(1);
+          expect(await usage()).toEqual({ records: 2, bytes: 1 + 2 + 2 });
+        });
+      });
+
       it('raises the purge marks with each purge and never moves them back', async () => {
         await withClock(async (clocked, setClock) => {
           const accountId = await accountOf(clocked, 'marks');

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import type { AccountService } from '../../src/service/accounts.js';
-import { buildServices } from '../../src/service/services.js';
+import { buildServices, type ServiceOptions } from '../../src/service/services.js';
 import { buildApp, type AppDeps } from '../../src/http/app.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
@@ -40,7 +40,7 @@ export type AppOptions = Partial<
 
 export async function startHarness(
   engine: Engine,
-  options: { maintenance?: boolean; app?: AppOptions } = {},
+  options: { maintenance?: boolean; app?: AppOptions; services?: ServiceOptions } = {},
 ): Promise<Harness> {
   let store: Store;
   let dispose: () => Promise<void>;
@@ -54,7 +54,7 @@ export async function startHarness(
     dispose = () => database.drop();
   }
   await store.migrate();
-  const services = buildServices(store);
+  const services = buildServices(store, options.services);
   const { accounts } = services;
   const app = await buildApp({
     services,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { startHarness, type Engine, type Harness, type User } from '../../support/harness.js';
+import type { ServiceOptions } from '../../../src/service/services.js';
 import { Client } from './api.js';
 
 export interface Suite {
@@ -14,7 +15,10 @@ export interface Suite {
  * One harness for the enclosing describe block (one per file and engine): started before its
  * tests, closed after them. Each test makes its own accounts, so tests do not see each other.
  */
-export function useHarness(engine: Engine, options: { maintenance?: boolean } = {}): () => Suite {
+export function useHarness(
+  engine: Engine,
+  options: { maintenance?: boolean; services?: ServiceOptions } = {},
+): () => Suite {
   let harness: Harness | undefined;
   beforeAll(async () => {
     harness = await startHarness(engine, options);
