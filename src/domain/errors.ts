@@ -7,7 +7,9 @@ export type Problem =
   | { readonly kind: 'conflict'; readonly record: SyncKind; readonly id: string }
   | { readonly kind: 'cursor_expired' }
   /** A retry key sent again with a different request. */
-  | { readonly kind: 'key_reused' };
+  | { readonly kind: 'key_reused' }
+  /** The write would take the account past what it may store (domain/storage-quota.ts). */
+  | { readonly kind: 'storage_full'; readonly measure: 'records' | 'bytes'; readonly max: number };
 
 export class DomainError extends Error {
   constructor(readonly problem: Problem) {

@@ -20,6 +20,7 @@ import { HEALTH_OK } from './wire/envelopes.js';
 import { rawErrorResponse } from './wire/raw-answer.js';
 import { RenderCache } from './wire/render-cache.js';
 import { AnswerCache } from './answer-cache.js';
+import { DEFAULT_STREAM_LIMITS, ListStreams, type StreamLimits } from './list-streams.js';
 import { queryWithoutToken } from './wire/reqdata.js';
 import { registerWebAuth } from './auth-pages/scope.js';
 import { registerOpenApiRoutes } from './openapi/routes.js';
@@ -36,6 +37,8 @@ export interface AppDeps {
   readonly loadLimits?: LoadLimits;
   /** Requests waiting for their body: their own cap and the slowest rate allowed. */
   readonly bodyWaitLimits?: BodyWaitLimits;
+  /** Large list answers streaming at once (per process, per account) and their deadlines. */
+  readonly streamLimits?: StreamLimits;
   /** Connections one client address may hold at once. */
   readonly maxConnectionsPerAddress?: number;
   /** TLS key and certificate (PEM); null serves plain HTTP. */
@@ -309,6 +312,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     services: deps.services,
     renderCache: new RenderCache(RENDER_CACHE_BOUNDS),
     answers: new AnswerCache(ANSWER_CACHE_BOUNDS),
+    streams: new ListStreams(deps.streamLimits ?? DEFAULT_STREAM_LIMITS),
   };
   eachResource(deps.resources ?? RECORD_RESOURCES, (resource) => registerRecordRoutes(app, recordDeps, resource));
 

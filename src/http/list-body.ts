@@ -1,6 +1,8 @@
 import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Listing } from '../service/listing.js';
+import type { ListStreams } from './list-streams.js';
+import { WireError } from './wire/errors.js';
 import { LIST_START, listEnd } from './wire/envelopes.js';
 
 /** Answers up to this size are sent as one string; larger ones stream from their snapshot. */
@@ -41,13 +43,21 @@ async function* listChunks<T extends { readonly rev: number }>(
   }
 }
 
+/** Who asks for a list, and the streams it would join: an answer that streams needs a slot. */
+export interface StreamAdmission {
+  readonly streams: ListStreams;
+  readonly accountId: number;
+}
+
 /**
  * The JSON text of a list answer `{"entries":[…],"cursor":…,"has_more":…}`: a string when it is
- * small, else a stream that reads the rest of the snapshot as the client takes it.
+ * small, else a stream that reads the rest of the snapshot as the client takes it. A stream needs
+ * a slot of `streams`; without one the snapshot is dropped and the answer is E503.
  */
 export async function listBody<T extends { readonly rev: number }>(
   listing: Listing<T>,
   render: (record: T) => string,
+  admission: StreamAdmission,
 ): Promise<string | Readable> {
   const chunks = listChunks(listing, render);
   let head = '';
@@ -57,12 +67,23 @@ export async function listBody<T extends { readonly rev: number }>(
     head += next.value;
     if (head.length > STREAM_THRESHOLD_CHARS) break;
   }
+  if (!admission.streams.admit(admission.accountId)) {
+    await chunks.return(undefined);
+    throw WireError.unavailable();
+  }
+  let pulled = (): void => undefined;
   async function* rest(): AsyncGenerator<string> {
     yield head;
-    yield* chunks;
+    for (;;) {
+      pulled();
+      const next = await chunks.next();
+      if (next.done === true) return;
+      yield next.value;
+    }
   }
   const stream = Readable.from(rest(), { objectMode: false });
-  // However the stream ends (a client gone before reading), the snapshot is released.
+  ({ pulled } = admission.streams.watch(admission.accountId, stream));
+  // However the stream ends (a client gone before reading, a deadline), the snapshot is released.
   stream.once('close', () => void chunks.return(undefined));
   return stream;
 }

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Account } from '../domain/account.js';
 import { DomainError, invalid } from '../domain/errors.js';
 import type { LabelInput } from '../domain/label.js';
@@ -5,6 +6,8 @@ import { mergeContext, mergeProject, touchesTasks } from '../domain/label-rules.
 import type { DraftsByKind, NamedKind, RecordsByKind, WriteOutcome } from '../domain/sync.js';
 import type { Store, WriteTx } from '../store/store.js';
 import { applyEach } from './apply-each.js';
+import { withinQuota } from './storage-quota.js';
+import { DEFAULT_STORAGE_QUOTA, type StorageQuota } from '../domain/storage-quota.js';
 import { writeOnce, type WriteRequest } from './idempotency.js';
 import { newRecordId } from './ids.js';
 
@@ -22,10 +25,14 @@ const MERGE: {
 
 /**
  * Projects and contexts: create or update, names unique among the live ones, and a rename or
- * deletion shown on each of the label's tasks as a change of that task, in the same transaction.
+ * deletion shown on each of the label's tasks as a change of that task, in the same transaction,
+ * once per request.
  */
 export class LabelService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly quota: StorageQuota = DEFAULT_STORAGE_QUOTA,
+  ) {}
 
   upsert<K extends NamedKind>(
     account: Account,
@@ -34,17 +41,71 @@ export class LabelService {
     request: WriteRequest,
   ): Promise<WriteOutcome<K>> {
     return this.store.write(account.id, (tx) =>
-      writeOnce(tx, kind, request.idempotency, async () => ({
-        kind,
-        zone: account.timezone,
-        many: request.many,
-        records: await applyEach(inputs, request.many, (input) => upsertOne(tx, kind, input)),
-      })),
+      writeOnce(tx, kind, request.idempotency, () =>
+        withinQuota(tx, this.quota, async () => {
+          const touched = new TouchedLabels<K>();
+          const records = await applyEach(inputs, request.many, (input) => upsertOne(tx, kind, input, touched));
+          await showOnTasks(tx, kind, touched);
+          return { kind, zone: account.timezone, many: request.many, records };
+        }),
+      ),
     );
   }
 }
 
-async function upsertOne<K extends NamedKind>(tx: WriteTx, kind: K, input: LabelInput): Promise<RecordsByKind[K]> {
+interface LabelState {
+  readonly id: string;
+  readonly name: string;
+  readonly deleted: number | null;
+}
+
+/**
+ * The labels a request changed: each one's state before the request and after its last change.
+ * Tasks are rewritten once per label, from the first state to the last, however many times the
+ * request renamed it: one array of 1000 renames of a label on 5,000 tasks costs one rename.
+ */
+class TouchedLabels<K extends NamedKind> {
+  readonly #first = new Map<string, LabelState | undefined>();
+  readonly #last = new Map<string, RecordsByKind[K]>();
+
+  saw(before: LabelState | undefined, after: RecordsByKind[K]): void {
+    if (!this.#first.has(after.id)) this.#first.set(after.id, before);
+    this.#last.set(after.id, after);
+  }
+
+  *changed(): Generator<RecordsByKind[K]> {
+    for (const [id, last] of this.#last) {
+      if (touchesTasks(this.#first.get(id), last)) yield last;
+    }
+  }
+}
+
+/**
+ * Tasks rewritten between two turns of the event loop. On SQLite a put does not wait for
+ * anything, so a label on many thousand tasks would otherwise hold the process for the whole
+ * rewrite, and other accounts' reads with it.
+ */
+const TASKS_PER_TURN = 500;
+
+/** A rename or deletion shown on each of the label's tasks as a change of that task. */
+async function showOnTasks<K extends NamedKind>(tx: WriteTx, kind: K, touched: TouchedLabels<K>): Promise<void> {
+  let rewritten = 0;
+  for (const saved of touched.changed()) {
+    const label = saved.deleted === null ? { id: saved.id, name: saved.name } : null;
+    for (const task of await tx.withLabel(kind, saved.id)) {
+      await tx.put('task', kind === 'project' ? { ...task, project: label } : { ...task, context: label });
+      rewritten += 1;
+      if (rewritten % TASKS_PER_TURN === 0) await nextTurn();
+    }
+  }
+}
+
+async function upsertOne<K extends NamedKind>(
+  tx: WriteTx,
+  kind: K,
+  input: LabelInput,
+  touched: TouchedLabels<K>,
+): Promise<RecordsByKind[K]> {
   const existing = input.id === undefined ? undefined : await tx.get(kind, input.id);
   if (input.ifRev !== undefined && existing?.rev !== input.ifRev) {
     throw new DomainError({ kind: 'conflict', record: kind, id: input.id ?? '' });
@@ -57,11 +118,6 @@ async function upsertOne<K extends NamedKind>(tx: WriteTx, kind: K, input: Label
   }
   const merge = MERGE[kind];
   const saved = await tx.put(kind, merge(existing, input, newRecordId()));
-  if (touchesTasks(existing, saved)) {
-    const label = saved.deleted === null ? { id: saved.id, name: saved.name } : null;
-    for (const task of await tx.withLabel(kind, saved.id)) {
-      await tx.put('task', kind === 'project' ? { ...task, project: label } : { ...task, context: label });
-    }
-  }
+  touched.saw(existing, saved);
   return saved;
 }

@@ -1,3 +1,4 @@
+import type { StorageQuota } from '../domain/storage-quota.js';
 import type { Store } from '../store/store.js';
 import { AccountAccessService } from './account-access.js';
 import { AccountService } from './accounts.js';
@@ -25,14 +26,16 @@ export interface Services {
 export interface ServiceOptions {
   /** Whether anyone may create an account from the sign-in page (`serve --signup`). */
   readonly signup?: boolean;
+  /** What one account may store; DEFAULT_STORAGE_QUOTA unless a test sets a smaller one. */
+  readonly storageQuota?: StorageQuota;
 }
 
 export function buildServices(store: Store, options: ServiceOptions = {}): Services {
   return {
     accounts: new AccountService(store),
     listing: new ListingService(store),
-    tasks: new TaskService(store),
-    labels: new LabelService(store),
+    tasks: new TaskService(store, options.storageQuota),
+    labels: new LabelService(store, options.storageQuota),
     settings: new SettingsService(store),
     signIn: new SignInService(store, options.signup ?? false),
     oauth: new OAuthService(store),

@@ -5,11 +5,16 @@ import type { Label, LabelRef, Task, TaskInput } from '../domain/task.js';
 import { mergeTask } from '../domain/task-rules.js';
 import type { Store, WriteTx } from '../store/store.js';
 import { applyEach } from './apply-each.js';
+import { withinQuota } from './storage-quota.js';
+import { DEFAULT_STORAGE_QUOTA, type StorageQuota } from '../domain/storage-quota.js';
 import { writeOnce, type WriteRequest } from './idempotency.js';
 import { newRecordId } from './ids.js';
 
 export class TaskService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly quota: StorageQuota = DEFAULT_STORAGE_QUOTA,
+  ) {}
 
   /**
    * Creates or updates each task, all in one transaction: every change gets its own `rev`, and one
@@ -18,12 +23,14 @@ export class TaskService {
   upsert(account: Account, inputs: readonly TaskInput[], request: WriteRequest): Promise<WriteOutcome<'task'>> {
     const zone = account.timezone;
     return this.store.write(account.id, (tx) =>
-      writeOnce(tx, 'task', request.idempotency, async () => ({
-        kind: 'task',
-        zone,
-        many: request.many,
-        records: await applyEach(inputs, request.many, (input) => upsertOne(tx, zone, input)),
-      })),
+      writeOnce(tx, 'task', request.idempotency, () =>
+        withinQuota(tx, this.quota, async () => ({
+          kind: 'task' as const,
+          zone,
+          many: request.many,
+          records: await applyEach(inputs, request.many, (input) => upsertOne(tx, zone, input)),
+        })),
+      ),
     );
   }
 }

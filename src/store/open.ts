@@ -1,9 +1,9 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { StoreLocation } from '../config.js';
+import { prepareDataFolder, SQLITE_FILE_NAME } from './data-folder.js';
 import type { Store } from './store.js';
 
-export const SQLITE_FILE_NAME = 'tasks.sqlite';
+export { SQLITE_FILE_NAME } from './data-folder.js';
 
 /**
  * Opens the configured engine: SQLite in the data folder, or PostgreSQL at its URL. Each engine's
@@ -17,7 +17,7 @@ export async function openStore(
     const { openPostgresStore } = await import('./postgres/store.js');
     return openPostgresStore({ url: location.url });
   }
-  mkdirSync(location.dataDir, { recursive: true });
+  prepareDataFolder(location.dataDir);
   const { openSqliteStore } = await import('./sqlite/store.js');
   return openSqliteStore({
     file: path.join(location.dataDir, SQLITE_FILE_NAME),

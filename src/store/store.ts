@@ -1,6 +1,7 @@
 import type { Account, NewAccount, NewToken, SettingsPatch, TokenGrant } from '../domain/account.js';
 import type { AccountHead, DraftsByKind, NamedKind, RecordsByKind, SyncKind, WriteOutcome } from '../domain/sync.js';
 import type { Task } from '../domain/task.js';
+import type { StorageUsage } from '../domain/storage-quota.js';
 import type { Micros } from '../domain/time.js';
 import type { AuthStore } from './auth-store.js';
 
@@ -42,6 +43,8 @@ export interface WriteTx {
   findLive<K extends NamedKind>(kind: K, name: string): Promise<RecordsByKind[K] | undefined>;
   /** Live tasks that carry the project or context, for renames and deletions. */
   withLabel(kind: NamedKind, id: string): Promise<readonly Task[]>;
+  /** What the account stores now, this transaction's writes included (kept by the engine). */
+  usage(): Promise<StorageUsage>;
   /** The outcome kept for a retry key of this account, if any. */
   findKept(key: string): Promise<KeptOutcome | undefined>;
   /** Keeps (or replaces) the outcome for a retry key, committed with the writes it answers. */
@@ -82,7 +85,10 @@ export interface Store {
   /** The account's head, read alone: cheap, for telling whether anything changed. */
   head(accountId: number): Promise<AccountHead | undefined>;
   list<K extends SyncKind>(accountId: number, kind: K, query: ListQuery): Promise<ListSnapshot<RecordsByKind[K]>>;
-  /** Removes tombstones deleted before `deletedBefore`, remembering per account what was purged. */
+  /**
+   * Removes tombstones the server deleted (stamped `updated`) before `deletedBefore`, whatever
+   * `deleted` their client sent, remembering per account what was purged.
+   */
   purge(deletedBefore: Micros): Promise<number>;
   /** Drops the outcomes kept for retry keys before `createdBefore`. */
   forgetKept(createdBefore: Micros): Promise<number>;

@@ -196,6 +196,36 @@ describe.each(ENGINES)('projects and contexts on %s', (engine) => {
     expect(after.entries[0]?.rev).toBeGreaterThan(renamedContext.rev);
   });
 
+  it('rewrites each task once for one array renaming its project many times', { timeout: 60_000 }, async () => {
+    const { client } = await suite().newClient();
+    const tasks = await client.postTasks(
+      Array.from({ length: 300 }, (_unused, index) => ({ title: `t${index}`, project: 'Many' })),
+    );
+    const projectId = tasks[0]?.project_id ?? '';
+    const { cursor } = await client.listTasks('limit=1');
+    const before = Math.max(...tasks.map((task) => task.rev));
+    // Issue #16: 200 renames of a project on 300 tasks rewrote them 200 times (60,000 changes).
+    const renames = Array.from({ length: 200 }, (_unused, index) => ({ id: projectId, name: `name ${index}` }));
+    const renamed = ok(await client.post('/v1/projects', renames), entriesOf(wireProject)).entries;
+    expect(renamed.map((project) => project.rev)).toEqual(renames.map((_rename, index) => before + index + 1));
+    const changes = await client.listTasks(`cursor=${cursor}`);
+    expect(changes.entries).toHaveLength(300);
+    for (const task of changes.entries) expect(task).toMatchObject({ project: 'name 199', project_id: projectId });
+    expect(Math.max(...changes.entries.map((task) => task.rev))).toBe(before + 200 + 300);
+
+    // Renamed away and back in one request: the tasks already show the name, and are left alone.
+    const head = before + 500;
+    const back = ok(
+      await client.post('/v1/projects', [
+        { id: projectId, name: 'elsewhere' },
+        { id: projectId, name: 'name 199' },
+      ]),
+      entriesOf(wireProject),
+    ).entries;
+    expect(back.map((project) => project.rev)).toEqual([head + 1, head + 2]);
+    expect((await client.listTasks(`cursor=${changes.cursor}`)).entries).toEqual([]);
+  });
+
   it('clears a deleted project from its tasks, as changes', async () => {
     const { client } = await suite().newClient();
     const task = await client.createTask({ title: 't', project: 'Doomed', context: '@doomed' });

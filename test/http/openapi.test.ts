@@ -47,7 +47,7 @@ function registeredRoutes(tree: string): string[] {
 
 describe('the OpenAPI document', () => {
   // Everything serve registers: sign-in and OAuth, with --signup.
-  const suite = useHarness('sqlite', { signup: true, app: { webAuth: true } });
+  const suite = useHarness('sqlite', { services: { signup: true }, app: { webAuth: true } });
 
   it('is a valid OpenAPI 3.1 document', async () => {
     const validator = new Validator();

@@ -1,12 +1,14 @@
 /**
  * What one hostile or clumsy client can do to everyone (issue #16), against a real `serve --http`
  * on both engines. Each attack runs while another account polls `GET /v1/tasks?limit=1` and
- * `/healthz` and writes now and then: its answers come within 1 s at p99 and are not refused,
+ * `/healthz` and writes now and then: its answers come within 1 s at p99 (stretched on a busy
+ * machine by `busyFactor`, at most threefold) and are not refused,
  * the server's peak RSS stays under 1 GB, the process lives, and every write answered 200 is
  * there afterwards. `npm test` runs the attacks at a reduced strength for a few seconds each;
  * `npm run soak` (RELIABILITY_HOSTILE_STRENGTH=full) at the strength the issue measured.
  */
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +18,8 @@ import { cleanUpProcesses, makeTempDir, startServe, type ServeProcess } from '..
 import { ENGINES } from '../support/harness.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { reportFigures } from './support/figures.js';
+import { busyFactor } from './support/machine.js';
+import { stalledReader } from './support/stalled-reader.js';
 import { memoryOf, startVictim, type VictimReport } from './support/victim.js';
 
 const FULL = process.env['RELIABILITY_HOSTILE_STRENGTH'] === 'full';
@@ -27,6 +31,10 @@ const STRENGTH = FULL
       fullListLimit: 130,
       fullListRounds: 2,
       completions: 1000,
+      renames: 1000,
+      renamedTasks: 5000,
+      stalledReaders: 20,
+      stallMs: 60_000,
       tricklers: 1100,
       trickleMs: 60_000,
     }
@@ -36,6 +44,10 @@ const STRENGTH = FULL
       fullListLimit: 130,
       fullListRounds: 1,
       completions: 300,
+      renames: 200,
+      renamedTasks: 1000,
+      stalledReaders: 20,
+      stallMs: 5000,
       tricklers: 1100,
       trickleMs: 6000,
     };
@@ -52,6 +64,14 @@ const NEVER_RULE = `FREQ=YEARLY;BYMONTHDAY=${Array.from({ length: 28 }, (_unused
  * the CPU it takes from the other reliability files running beside it.
  */
 const RSS_LIMIT_MB = FULL ? 1024 : 480;
+/** The issue's bound on the victim's p99, on an idle machine. */
+const P99_LIMIT_MS = 1000;
+/**
+ * How far a busy machine may stretch that bound (see `busyFactor`): at most threefold, so the
+ * bound stays under the victim's own 5 s time-out and below what the unmodified code did (reads
+ * timed out at 5 s behind a never-matching repeat rule), and the test can still fail.
+ */
+const MAX_STRETCH = 3;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -164,6 +184,9 @@ describe.each(ENGINES)('hostile clients against serve --http on %s', (engine) =>
     const pid = serve.child.pid ?? 0;
     // Peak RSS counted from here (writing 5 to clear_refs resets VmHWM).
     writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    // Read before the attack adds its own load: what other work on the machine stretches.
+    const stretch = Math.min(MAX_STRETCH, busyFactor());
+    const p99LimitMs = Math.round(P99_LIMIT_MS * stretch);
     const victim = await startVictim(dataDir, {
       port: serve.port,
       token: victimToken,
@@ -182,11 +205,13 @@ describe.each(ENGINES)('hostile clients against serve --http on %s', (engine) =>
       ...shown,
       writes: writes.length,
       peakRssMb: peakMb,
+      busyFactor: stretch.toFixed(2),
+      p99LimitMs,
     });
     expect(serve.child.exitCode, 'the server died').toBeNull();
     expect(report.failed).toBe(0);
     expect(report.e503).toBeLessThanOrEqual(Math.ceil(report.reads / 100));
-    expect(report.p99Ms).toBeLessThan(1000);
+    expect(report.p99Ms).toBeLessThan(p99LimitMs);
     expect(peakMb).toBeLessThan(RSS_LIMIT_MB);
   }
 
@@ -262,6 +287,87 @@ describe.each(ENGINES)('hostile clients against serve --http on %s', (engine) =>
       return { completions: STRENGTH.completions, postMs };
     });
   });
+
+  it('rename amplification: one array POST renaming a project on many tasks', { timeout: 300_000 }, async () => {
+    const { origin } = started();
+    let projectId = '';
+    for (let first = 0; first < STRENGTH.renamedTasks; first += 500) {
+      const body = Array.from({ length: Math.min(500, STRENGTH.renamedTasks - first) }, (_unused, index) => ({
+        title: `carried ${first + index}`,
+        project: 'renamed often',
+      }));
+      const answer = await persist(origin, { path: '/v1/tasks', headers: oauth(attacker), body });
+      expect(answer.status, answer.text.slice(0, 200)).toBe(200);
+      projectId = (JSON.parse(answer.text) as { entries: { project_id: string }[] }).entries[0]?.project_id ?? '';
+    }
+    await judged('rename amplification', async () => {
+      await sleep(300);
+      const began = performance.now();
+      const renamed = await persist(origin, {
+        path: '/v1/projects',
+        headers: oauth(attacker),
+        body: Array.from({ length: STRENGTH.renames }, (_unused, index) => ({ id: projectId, name: `name ${index}` })),
+        timeoutMs: 280_000,
+      });
+      expect(renamed.status, renamed.text.slice(0, 200)).toBe(200);
+      const postMs = Math.round(performance.now() - began);
+      await sleep(300);
+      return { renames: STRENGTH.renames, tasks: STRENGTH.renamedTasks, postMs };
+    });
+  });
+
+  it(
+    'stalled readers: many clients that stop reading a large list',
+    { timeout: FULL ? 300_000 : 120_000 },
+    async () => {
+      const { origin, port } = started();
+      // The large records of the first attack make a list of 15 MB or more, more than the socket
+      // buffers of both ends hold, so a reader that stops reading stalls its stream; with the
+      // tasks of the attacks before, it is over one batch of the store (500), so on SQLite each
+      // stream reads from a snapshot of its own.
+      const walFile = path.join(dataDir, 'tasks.sqlite-wal');
+      const walMb = (): number => {
+        try {
+          return Math.round(statSync(walFile).size / 1e5) / 10;
+        } catch {
+          return 0;
+        }
+      };
+      await judged('stalled readers', async () => {
+        const walBefore = walMb();
+        const readers = Array.from({ length: STRENGTH.stalledReaders }, () =>
+          stalledReader(port, '/v1/tasks', attacker),
+        );
+        const statuses = await Promise.all(readers.map((reader) => reader.status));
+        // The attacker keeps writing meanwhile: on SQLite a pinned snapshot made the WAL grow.
+        const until = performance.now() + STRENGTH.stallMs;
+        let writes = 0;
+        while (performance.now() < until) {
+          const answer = await persist(origin, {
+            path: '/v1/tasks',
+            headers: oauth(attacker),
+            body: Array.from({ length: 20 }, (_unused, index) => ({
+              title: `churn ${writes}-${index}`,
+              notes: 'x'.repeat(2000),
+            })),
+          });
+          expect(answer.status).toBe(200);
+          writes += 1;
+        }
+        const walPeak = walMb();
+        const ends = await Promise.all(readers.map((reader) => reader.finish(FULL ? 40_000 : 0)));
+        return {
+          readers: STRENGTH.stalledReaders,
+          streamed: statuses.filter((status) => status === 200).length,
+          refused503: statuses.filter((status) => status === 503).length,
+          cutByServer: ends.filter((end) => end.closed && !end.text.endsWith('0\r\n\r\n')).length,
+          writePosts: writes,
+          walBeforeMb: walBefore,
+          walPeakMb: walPeak,
+        };
+      });
+    },
+  );
 
   it(
     'slow bodies: many connections trickling a POST body without a token',

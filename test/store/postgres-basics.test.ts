@@ -225,27 +225,42 @@ describe('lists', () => {
 });
 
 describe('purge', () => {
-  // Purge spans all accounts, so it gets a database without the other tests' tombstones.
+  // Purge spans all accounts, so it gets a database without the other tests' tombstones; its
+  // clock is the test's, since a tombstone's age is the server's time of its deletion.
   let purgeStore: OpenedPostgresStore;
+  let clock = 0;
   beforeAll(async () => {
-    purgeStore = await openTestPostgresStore();
+    purgeStore = await openTestPostgresStore({ clock: () => clock });
   });
   afterAll(async () => {
     await purgeStore.cleanup();
   });
 
-  it('removes old tombstones and remembers the largest purged rev and updated, never lowering it', async () => {
+  it('removes tombstones by the time the server deleted them and raises the purge marks, never lowering them', async () => {
     const purging = purgeStore.store;
     const accountId = await newAccountId(purging);
     const other = await newAccountId(purging);
-    const stored = await purging.write(accountId, async (tx) => [
-      await tx.put('task', taskDraft('live')),
-      await tx.put('task', taskDraft('deleted-later', { deleted: 500 })),
-      await tx.put('task', taskDraft('recent', { deleted: 10_000 })),
-      await tx.put('project', projectDraft('p', { deleted: 100 })),
-      await tx.put('task', taskDraft('deleted-early', { deleted: 200 })),
-    ]);
-    await purging.write(other, (tx) => tx.put('context', contextDraft('c', { deleted: 50 })));
+    const at = async <T>(micros: number, write: () => Promise<T>): Promise<T> => {
+      clock = micros;
+      return write();
+    };
+    // Every `deleted` a client sent is backdated to 1: only the server's time counts.
+    const early = await at(100, () =>
+      purging.write(accountId, async (tx) => [
+        await tx.put('project', projectDraft('p', { deleted: 1 })),
+        await tx.put('task', taskDraft('deleted-early', { deleted: 1 })),
+      ]),
+    );
+    await at(50, () => purging.write(other, (tx) => tx.put('context', contextDraft('c', { deleted: 1 }))));
+    const later = await at(500, () =>
+      purging.write(accountId, (tx) => tx.put('task', taskDraft('deleted-later', { deleted: 1 }))),
+    );
+    await at(10_000, () =>
+      purging.write(accountId, async (tx) => {
+        await tx.put('task', taskDraft('recent', { deleted: 1 }));
+        await tx.put('task', taskDraft('live'));
+      }),
+    );
     const purgeMarks = async (): Promise<[number, number]> => {
       const snapshot = await purging.list(accountId, 'task', { includeDeleted: true });
       await snapshot.close();
@@ -257,16 +272,17 @@ describe('purge', () => {
     expect(await purging.get(accountId, 'project', 'p')).toBeUndefined();
     expect(await purging.get(accountId, 'task', 'deleted-early')).toBeUndefined();
     expect(await purging.get(other, 'context', 'c')).toBeUndefined();
-    expect(await purging.get(accountId, 'task', 'deleted-later')).toMatchObject({ deleted: 500 });
-    const newest = stored[4];
+    expect(await purging.get(accountId, 'task', 'deleted-later')).toMatchObject({ deleted: 1 });
+    const newest = early[1];
     expect(await purgeMarks()).toEqual([newest?.rev, newest?.updated]);
 
-    // Rev 2 goes now, but the marks stay at the rev 5 purged before.
     expect(await purging.purge(1_000)).toBe(1);
     expect(await purging.get(accountId, 'task', 'deleted-later')).toBeUndefined();
     expect(await purging.get(accountId, 'task', 'recent')).toBeDefined();
     expect(await purging.get(accountId, 'task', 'live')).toBeDefined();
-    expect(await purgeMarks()).toEqual([newest?.rev, newest?.updated]);
-    expect(await purging.purge(1_000)).toBe(0);
+    expect(await purgeMarks()).toEqual([later.rev, later.updated]);
+    // A purge with an earlier bound removes nothing and leaves the marks where they are.
+    expect(await purging.purge(300)).toBe(0);
+    expect(await purgeMarks()).toEqual([later.rev, later.updated]);
   });
 });

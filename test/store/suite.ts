@@ -608,58 +608,126 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
       const LONG_AGO = 1_000_000_000_000_000;
       const LATER = 1_500_000_000_000_000;
 
-      it('removes tombstones deleted before the bound and records how far it purged', async () => {
-        const accountId = await newAccountId();
-        const other = await newAccountId();
-        const written = await store.write(accountId, async (w) => ({
-          oldTask: await w.put('task', taskDraft('old', { deleted: LONG_AGO })),
-          live: await w.put('task', taskDraft('live')),
-          oldProject: await w.put('project', projectDraft('p-old', { deleted: LONG_AGO + 1 })),
-          oldContext: await w.put('context', contextDraft('c-old', { deleted: LONG_AGO + 2 })),
-          recentTask: await w.put('task', taskDraft('recent', { deleted: LATER })),
-          liveProject: await w.put('project', projectDraft('p-live')),
-        }));
-        const otherTomb = await store.write(other, (w) => w.put('task', taskDraft('other-old', { deleted: LONG_AGO })));
-
-        expect(await store.purge(LONG_AGO)).toBe(0);
-        expect(await store.purge(LONG_AGO + 1000)).toBe(4);
-
-        expect(await store.get(accountId, 'task', 'old')).toBeUndefined();
-        expect(await store.get(accountId, 'project', 'p-old')).toBeUndefined();
-        expect(await store.get(accountId, 'context', 'c-old')).toBeUndefined();
-        expect(await store.get(accountId, 'task', 'recent')).toEqual(written.recentTask);
-        expect(await store.get(accountId, 'task', 'live')).toEqual(written.live);
-        expect(await store.get(accountId, 'project', 'p-live')).toEqual(written.liveProject);
-        expect(await store.get(other, 'task', 'other-old')).toBeUndefined();
-
-        for (const kind of ['task', 'project', 'context'] as const) {
-          const listed = await listAll(accountId, kind, { includeDeleted: true });
-          expect(listed.purgedRev).toBe(written.oldContext.rev);
-          expect(listed.purgedUpdated).toBe(written.oldContext.updated);
-          expect(listed.headRev).toBe(written.liveProject.rev);
+      /**
+       * A store whose clock the test sets: a tombstone's age is the server's time of its
+       * deletion (its `updated`), whatever `deleted` the client sent.
+       */
+      async function withClock(
+        test: (clocked: Store, setClock: (micros: Micros) => void) => Promise<void>,
+      ): Promise<void> {
+        let now = LONG_AGO;
+        const opened = await open({ clock: () => now });
+        try {
+          await opened.store.migrate();
+          await test(opened.store, (micros) => (now = micros));
+        } finally {
+          await opened.cleanup();
         }
-        const ofOther = await listAll(other, 'task', { includeDeleted: true });
-        expect(ofOther).toMatchObject({ purgedRev: otherTomb.rev, purgedUpdated: otherTomb.updated, records: [] });
-        expect((await listAll(accountId, 'task', { includeDeleted: true })).records).toEqual([
-          written.live,
-          written.recentTask,
-        ]);
+      }
+
+      async function accountOf(clocked: Store, username: string): Promise<number> {
+        return (await clocked.createAccount({ username, passwordHash: null, timezone: 'UTC' })).id;
+      }
+
+      it('removes tombstones deleted before the bound and records how far it purged', async () => {
+        await withClock(async (clocked, setClock) => {
+          const accountId = await accountOf(clocked, 'purged');
+          const other = await accountOf(clocked, 'other');
+          const old = await clocked.write(accountId, async (w) => ({
+            oldTask: await w.put('task', taskDraft('old', { deleted: LONG_AGO })),
+            live: await w.put('task', taskDraft('live')),
+            oldProject: await w.put('project', projectDraft('p-old', { deleted: LONG_AGO + 1 })),
+            oldContext: await w.put('context', contextDraft('c-old', { deleted: LONG_AGO + 2 })),
+          }));
+          const otherTomb = await clocked.write(other, (w) =>
+            w.put('task', taskDraft('other-old', { deleted: LONG_AGO })),
+          );
+          setClock(LATER);
+          const recent = await clocked.write(accountId, async (w) => ({
+            recentTask: await w.put('task', taskDraft('recent', { deleted: LATER })),
+            liveProject: await w.put('project', projectDraft('p-live')),
+          }));
+
+          expect(await clocked.purge(LONG_AGO)).toBe(0);
+          expect(await clocked.purge(LONG_AGO + 1000)).toBe(4);
+
+          expect(await clocked.get(accountId, 'task', 'old')).toBeUndefined();
+          expect(await clocked.get(accountId, 'project', 'p-old')).toBeUndefined();
+          expect(await clocked.get(accountId, 'context', 'c-old')).toBeUndefined();
+          expect(await clocked.get(accountId, 'task', 'recent')).toEqual(recent.recentTask);
+          expect(await clocked.get(accountId, 'task', 'live')).toEqual(old.live);
+          expect(await clocked.get(accountId, 'project', 'p-live')).toEqual(recent.liveProject);
+          expect(await clocked.get(other, 'task', 'other-old')).toBeUndefined();
+
+          for (const kind of ['task', 'project', 'context'] as const) {
+            const listed = await readAll(await clocked.list(accountId, kind, { includeDeleted: true }));
+            expect(listed.purgedRev).toBe(old.oldContext.rev);
+            expect(listed.purgedUpdated).toBe(old.oldContext.updated);
+            expect(listed.headRev).toBe(recent.liveProject.rev);
+          }
+          const ofOther = await readAll(await clocked.list(other, 'task', { includeDeleted: true }));
+          expect(ofOther).toMatchObject({ purgedRev: otherTomb.rev, purgedUpdated: otherTomb.updated, records: [] });
+        });
       });
 
-      it('never moves the purge marks back', async () => {
-        const accountId = await newAccountId();
-        const [deletedLater, deletedFirst] = await store.write(accountId, async (w) => [
-          await w.put('task', taskDraft('low-rev', { deleted: LATER })),
-          await w.put('task', taskDraft('high-rev', { deleted: LONG_AGO })),
-        ]);
-        expect(await store.purge(LONG_AGO + 1)).toBe(1);
-        let listed = await listAll(accountId, 'task', { includeDeleted: true });
-        expect(listed).toMatchObject({ purgedRev: deletedFirst?.rev, purgedUpdated: deletedFirst?.updated });
-        expect(await store.purge(LATER + 1)).toBe(1);
-        listed = await listAll(accountId, 'task', { includeDeleted: true });
-        expect(listed).toMatchObject({ purgedRev: deletedFirst?.rev, purgedUpdated: deletedFirst?.updated });
-        expect(deletedLater?.rev).toBeLessThan(deletedFirst?.rev ?? 0);
-        expect(listed.records).toEqual([]);
+      it("purges by the server's time of deletion, not a backdated `deleted` (issue #16)", async () => {
+        await withClock(async (clocked, setClock) => {
+          const accountId = await accountOf(clocked, 'backdated');
+          setClock(LATER);
+          // Deleted now, claiming a deletion long ago: other devices' cursors must not expire yet.
+          const backdated = await clocked.write(accountId, (w) =>
+            w.put('task', taskDraft('backdated', { deleted: LONG_AGO })),
+          );
+          expect(await clocked.purge(LONG_AGO + 1000)).toBe(0);
+          expect(await clocked.get(accountId, 'task', 'backdated')).toEqual(backdated);
+          expect(await clocked.head(accountId)).toEqual({ rev: backdated.rev, purgedRev: 0 });
+          expect(await clocked.purge(LATER + 1)).toBe(1);
+        });
+      });
+
+      it('keeps what an account stores, records and UTF-8 bytes of text, through updates and purges', async () => {
+        await withClock(async (clocked, setClock) => {
+          const accountId = await accountOf(clocked, 'usage');
+          const usage = (): Promise<{ records: number; bytes: number }> => clocked.write(accountId, (w) => w.usage());
+          expect(await usage()).toEqual({ records: 0, bytes: 0 });
+          await clocked.write(accountId, async (w) => {
+            await w.put('task', taskDraft('a', { title: 'ab', notes: 'é' }));
+            await w.put('project', projectDraft('p', { name: 'P', notes: 'nn' }));
+            await w.put('context', contextDraft('c', { name: '@c' }));
+            // Inside the transaction, its own writes count.
+            expect(await w.usage()).toEqual({ records: 3, bytes: 2 + 2 + 1 + 2 + 2 });
+          });
+          await clocked.write(accountId, (w) => w.put('task', taskDraft('a', { title: 'abc', notes: '', deleted: 1 })));
+          expect(await usage()).toEqual({ records: 3, bytes: 3 + 1 + 2 + 2 });
+          setClock(LATER);
+          expect(await clocked.purge(LONG_AGO + 1000)).toBe(1);
+          expect(await usage()).toEqual({ records: 2, bytes: 1 + 2 + 2 });
+        });
+      });
+
+      it('raises the purge marks with each purge and never moves them back', async () => {
+        await withClock(async (clocked, setClock) => {
+          const accountId = await accountOf(clocked, 'marks');
+          // The first tombstone is touched again later, so the server deleted it last.
+          const first = await clocked.write(accountId, async (w) => [
+            await w.put('task', taskDraft('low-rev', { deleted: LONG_AGO })),
+            await w.put('task', taskDraft('high-rev', { deleted: LONG_AGO })),
+          ]);
+          setClock(LATER);
+          const deletedLater = await clocked.write(accountId, (w) =>
+            w.put('task', taskDraft('low-rev', { deleted: LATER })),
+          );
+          const deletedFirst = first[1];
+          expect(await clocked.purge(LONG_AGO + 1000)).toBe(1);
+          let listed = await readAll(await clocked.list(accountId, 'task', { includeDeleted: true }));
+          expect(listed).toMatchObject({ purgedRev: deletedFirst?.rev, purgedUpdated: deletedFirst?.updated });
+          expect(await clocked.purge(LATER + 1)).toBe(1);
+          listed = await readAll(await clocked.list(accountId, 'task', { includeDeleted: true }));
+          expect(listed).toMatchObject({ purgedRev: deletedLater.rev, purgedUpdated: deletedLater.updated });
+          expect(listed.records).toEqual([]);
+          expect(await clocked.purge(LONG_AGO + 1000)).toBe(0);
+          expect(await clocked.head(accountId)).toEqual({ rev: deletedLater.rev, purgedRev: deletedLater.rev });
+        });
       });
     });
 

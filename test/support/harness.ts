@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import type { AccountService } from '../../src/service/accounts.js';
-import { buildServices } from '../../src/service/services.js';
+import { buildServices, type ServiceOptions } from '../../src/service/services.js';
 import { buildApp, type AppDeps } from '../../src/http/app.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
@@ -35,12 +35,12 @@ let userCounter = 0;
 /** A real store (a SQLite file in a temp folder, or a fresh PostgreSQL database) behind the real app. */
 /** What a test may set of the app besides its store: its log, its limits. */
 export type AppOptions = Partial<
-  Pick<AppDeps, 'log' | 'loadLimits' | 'bodyWaitLimits' | 'maxConnectionsPerAddress' | 'webAuth'>
+  Pick<AppDeps, 'log' | 'loadLimits' | 'bodyWaitLimits' | 'maxConnectionsPerAddress' | 'streamLimits' | 'webAuth'>
 >;
 
 export async function startHarness(
   engine: Engine,
-  options: { maintenance?: boolean; signup?: boolean; app?: AppOptions } = {},
+  options: { maintenance?: boolean; app?: AppOptions; services?: ServiceOptions } = {},
 ): Promise<Harness> {
   let store: Store;
   let dispose: () => Promise<void>;
@@ -54,7 +54,7 @@ export async function startHarness(
     dispose = () => database.drop();
   }
   await store.migrate();
-  const services = buildServices(store, { signup: options.signup ?? false });
+  const services = buildServices(store, options.services);
   const { accounts } = services;
   const app = await buildApp({
     services,

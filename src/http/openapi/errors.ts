@@ -12,7 +12,7 @@ const WHEN: { readonly [Code in Retcode]: string } = {
   E003: 'an unknown or conflicting query parameter',
   E004: 'a bad value in the query, the body or the Idempotency-Key (the message names the field)',
   E005: 'a POST without a JSON content type',
-  E006: 'the body is over 1 MiB (after gunzip)',
+  E006: 'the body is over 1 MiB (after gunzip), or the write would take the account past its storage cap (the reason names it)',
   E007: 'no such record in this account',
   E008: 'the cursor or updated_after is older than the oldest purge: list again from scratch',
   E009: "`if_rev` does not match the record's current `rev`",

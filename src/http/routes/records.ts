@@ -8,6 +8,7 @@ import { readJsonBody } from '../request-body.js';
 import { rawPath, readQuery } from '../query.js';
 import { readListQuery } from '../schemas/list-query.js';
 import { listBody } from '../list-body.js';
+import type { ListStreams } from '../list-streams.js';
 import { sendJson } from '../send.js';
 import { WireError } from '../wire/errors.js';
 import type { RenderCache } from '../wire/render-cache.js';
@@ -21,6 +22,7 @@ export interface RecordRouteDeps {
   readonly services: Services;
   readonly renderCache: RenderCache;
   readonly answers: AnswerCache;
+  readonly streams: ListStreams;
 }
 
 /** The record id of `/v1/<resource>/<id>`; ids may hold `/`, `+` and `=`, encoded or not. */
@@ -67,7 +69,7 @@ export function registerRecordRoutes<K extends SyncKind>(
       (rendered += 1) <= RENDER_CACHED_PER_LISTING
         ? deps.renderCache.render(account.id, zone, record, resource.render)
         : resource.render(record, zone);
-    const body = await listBody(listing, render);
+    const body = await listBody(listing, render, { streams: deps.streams, accountId: account.id });
     if (typeof body !== 'string') return sendJson(reply, body);
     return sendKept(request, reply, deps.answers.set(key, listing.head, body));
   };

@@ -50,7 +50,7 @@ const CATALOGUE = {
   E003: { status: 400, retmsg: (name: string) => `parameter is not supported: ${name}` },
   E004: { status: 400, retmsg: (name: string, reason?: string) => withReason(`invalid parameter: ${name}`, reason) },
   E005: { status: 400, retmsg: () => 'content type must be application/json' },
-  E006: { status: 400, retmsg: () => 'request body too large' },
+  E006: { status: 400, retmsg: (reason?: string) => withReason('request body too large', reason) },
   E007: { status: 400, retmsg: (kind: SyncKind, id: string) => `not found: ${kind} ${id}` },
   E008: { status: 400, retmsg: () => 'cursor expired' },
   E009: { status: 400, retmsg: (kind: SyncKind, id: string) => `conflict: ${kind} ${id} changed` },
@@ -111,9 +111,9 @@ export class WireError extends Error {
     return new WireError('E005', CATALOGUE.E005.retmsg());
   }
 
-  /** E006: the body is over the limit (after gunzip). */
-  static bodyTooLarge(): WireError {
-    return new WireError('E006', CATALOGUE.E006.retmsg());
+  /** E006: the body is over the limit (after gunzip), or would take the account past its quota. */
+  static bodyTooLarge(reason?: string): WireError {
+    return new WireError('E006', CATALOGUE.E006.retmsg(reason));
   }
 
   /** E007: no such record in this account. */
@@ -176,6 +176,12 @@ export function fromProblem(problem: Problem): WireError {
       return WireError.conflict(problem.record, problem.id);
     case 'key_reused':
       return WireError.invalidParameter('Idempotency-Key', 'used for another request');
+    case 'storage_full':
+      return WireError.bodyTooLarge(
+        problem.measure === 'records'
+          ? `the account may store at most ${problem.max} records`
+          : `the account may store at most ${problem.max} bytes of text`,
+      );
   }
 }
 

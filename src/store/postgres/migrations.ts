@@ -133,9 +133,54 @@ CREATE TABLE idempotency_answers (
 CREATE INDEX idempotency_answers_by_created ON idempotency_answers (account_id, created);
 `;
 
+/**
+ * Issue #16. What each account stores, kept by triggers on every synced table so that no write
+ * path can forget it (purges included): its records, tombstones too, and the UTF-8 bytes of their
+ * texts (titles, names, notes), against the per-account cap. And an index for purging tombstones
+ * by the server's time (updated), not by the `deleted` a client may backdate.
+ */
+const STORAGE_USAGE = `
+ALTER TABLE accounts ADD COLUMN stored_records bigint NOT NULL DEFAULT 0;
+ALTER TABLE accounts ADD COLUMN stored_bytes bigint NOT NULL DEFAULT 0;
+UPDATE accounts SET
+  stored_records = (SELECT count(*) FROM tasks WHERE account_id = accounts.id)
+    + (SELECT count(*) FROM projects WHERE account_id = accounts.id)
+    + (SELECT count(*) FROM contexts WHERE account_id = accounts.id),
+  stored_bytes = (SELECT coalesce(sum(octet_length(title) + octet_length(notes)), 0) FROM tasks WHERE account_id = accounts.id)
+    + (SELECT coalesce(sum(octet_length(name) + octet_length(notes)), 0) FROM projects WHERE account_id = accounts.id)
+    + (SELECT coalesce(sum(octet_length(name)), 0) FROM contexts WHERE account_id = accounts.id);
+${[
+  ['tasks', 'octet_length(ROW.title) + octet_length(ROW.notes)'],
+  ['projects', 'octet_length(ROW.name) + octet_length(ROW.notes)'],
+  ['contexts', 'octet_length(ROW.name)'],
+]
+  .map(
+    ([table = '', bytes = '']) => `
+CREATE FUNCTION ${table}_usage() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    UPDATE accounts SET stored_records = stored_records + 1, stored_bytes = stored_bytes + ${bytes.replaceAll('ROW', 'NEW')}
+    WHERE id = NEW.account_id;
+  ELSIF TG_OP = 'UPDATE' THEN
+    UPDATE accounts SET stored_bytes = stored_bytes + ${bytes.replaceAll('ROW', 'NEW')} - (${bytes.replaceAll('ROW', 'OLD')})
+    WHERE id = NEW.account_id AND ${bytes.replaceAll('ROW', 'NEW')} <> ${bytes.replaceAll('ROW', 'OLD')};
+  ELSE
+    UPDATE accounts SET stored_records = stored_records - 1, stored_bytes = stored_bytes - (${bytes.replaceAll('ROW', 'OLD')})
+    WHERE id = OLD.account_id;
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER ${table}_usage AFTER INSERT OR UPDATE OR DELETE ON ${table}
+  FOR EACH ROW EXECUTE FUNCTION ${table}_usage();
+CREATE INDEX ${table}_tombstones_by_updated ON ${table} (account_id, updated) WHERE deleted IS NOT NULL;`,
+  )
+  .join('\n')}
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: INITIAL_SCHEMA },
   { version: 2, name: 'idempotency answers', sql: IDEMPOTENCY_ANSWERS },
   { version: 3, name: 'kept write outcomes', sql: KEPT_OUTCOMES },
   { version: 4, name: 'sign-in, oauth and token management', sql: AUTH_SCHEMA },
+  { version: 5, name: 'storage usage per account; tombstones by server time', sql: STORAGE_USAGE },
 ];

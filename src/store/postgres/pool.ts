@@ -15,6 +15,12 @@ const DEFAULT_POOL_SIZE = 10;
 const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 const IDLE_CONNECTION_CLOSE_MS = 30_000;
+/**
+ * A connection left inside a transaction with nothing running (a list stream whose client stopped
+ * reading) is ended by the server after this long, even if this process fails to end it itself.
+ * Past the list streams' own idle deadline (30 s), which ends it first.
+ */
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
 /** Past the server's own statement timeout: only a server or network gone silent reaches it. */
 const SILENT_SERVER_MARGIN_MS = 5_000;
 
@@ -27,6 +33,7 @@ export function createPool(options: PostgresOptions): pg.Pool {
     connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     idleTimeoutMillis: IDLE_CONNECTION_CLOSE_MS,
     statement_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
     // A server that stops answering altogether (a silent network) cancels nothing itself.
     query_timeout: (options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS) + SILENT_SERVER_MARGIN_MS,
     // Notices a vanished server or a broken network path on idle connections.

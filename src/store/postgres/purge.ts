@@ -7,13 +7,15 @@ import { numberFromBigint, type BigintText } from './values.js';
 /**
  * Deletes one account's tombstones older than the cut-off from all synced tables and raises (never
  * lowers) the account's purge marks to the largest rev and updated it removed, in one statement.
+ * A tombstone's age is the server's time of its deletion, its `updated`, never the `deleted` a
+ * client sent: a backdated deletion must not expire other devices' sync positions early.
  */
 const TOMBSTONE_TABLES = Object.values(KIND_STORAGE).map((storage) => storage.table);
 const PURGE_ACCOUNT = `
 WITH ${TOMBSTONE_TABLES.map(
   (table) =>
     `purged_${table} AS (
-  DELETE FROM ${table} WHERE account_id = $1 AND deleted IS NOT NULL AND deleted < $2 RETURNING rev, updated
+  DELETE FROM ${table} WHERE account_id = $1 AND deleted IS NOT NULL AND updated < $2 RETURNING rev, updated
 )`,
 ).join(', ')}, purged AS (
   ${TOMBSTONE_TABLES.map((table) => `SELECT rev, updated FROM purged_${table}`).join('\n  UNION ALL ')}

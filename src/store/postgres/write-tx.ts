@@ -2,7 +2,9 @@ import type pg from 'pg';
 import { invalid } from '../../domain/errors.js';
 import type { DraftsByKind, NamedKind, RecordsByKind, SyncKind, WriteOutcome } from '../../domain/sync.js';
 import type { Task } from '../../domain/task.js';
+import type { StorageUsage } from '../../domain/storage-quota.js';
 import type { Micros } from '../../domain/time.js';
+import { numberFromBigint, type BigintText } from './values.js';
 import { decodeOutcome, encodeOutcome } from '../kinds/kept-outcome.js';
 import { LABEL_ID_COLUMN } from '../kinds/records.js';
 import { Stamper, type Stamp } from '../stamp.js';
@@ -90,6 +92,17 @@ export class PostgresWriteTx implements WriteTx {
     if (row === undefined) throw new Error('an upsert returned no row');
     this.#stamper.taken(stamp);
     return table.codec.fromObject(row);
+  }
+
+  async usage(): Promise<StorageUsage> {
+    this.#assertOpen();
+    const result = await this.client.query<{ records: BigintText; bytes: BigintText }>(
+      'SELECT stored_records AS records, stored_bytes AS bytes FROM accounts WHERE id = $1',
+      [this.accountId],
+    );
+    const row = result.rows[0];
+    if (row === undefined) throw new Error(`no account with id ${this.accountId}`);
+    return { records: numberFromBigint(row.records), bytes: numberFromBigint(row.bytes) };
   }
 
   async findKept(key: string): Promise<KeptOutcome | undefined> {

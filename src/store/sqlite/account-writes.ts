@@ -6,6 +6,7 @@ import {
   type NewToken,
   type SettingsPatch,
 } from '../../domain/account.js';
+import type { StorageUsage } from '../../domain/storage-quota.js';
 import type { Micros } from '../../domain/time.js';
 import { UsernameTakenError } from '../../domain/errors.js';
 import { ACCOUNT_COLUMNS, accountFromRow, type AccountHeadRow, type AccountRow } from './account-rows.js';
@@ -29,6 +30,7 @@ export class AccountWrites {
   readonly #insertToken;
   readonly #revokeToken;
   readonly #head;
+  readonly #usage;
   readonly #setHead;
   readonly #allIds;
 
@@ -71,6 +73,9 @@ export class AccountWrites {
       'UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE hash = ?',
     );
     this.#head = db.prepare<[accountId: number], AccountHeadRow>('SELECT rev, last_updated FROM accounts WHERE id = ?');
+    this.#usage = db.prepare<[accountId: number], StorageUsage>(
+      'SELECT stored_records AS records, stored_bytes AS bytes FROM accounts WHERE id = ?',
+    );
     this.#setHead = db.prepare<[rev: number, lastUpdated: number, accountId: number]>(
       'UPDATE accounts SET rev = ?, last_updated = ? WHERE id = ?',
     );
@@ -126,6 +131,13 @@ export class AccountWrites {
   /** The account's change number and last stamp; undefined when there is no such account. */
   head(accountId: number): AccountHeadRow | undefined {
     return this.#head.get(accountId);
+  }
+
+  /** What the account stores, as the engine's triggers keep it (migration 5). */
+  usage(accountId: number): StorageUsage {
+    const usage = this.#usage.get(accountId);
+    if (usage === undefined) throw new Error(`no account with id ${accountId}`);
+    return usage;
   }
 
   setHead(accountId: number, rev: number, lastUpdated: Micros): void {

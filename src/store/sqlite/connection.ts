@@ -5,6 +5,12 @@ export type SqliteDatabase = Database.Database;
 /** `FULL` makes every answered write durable across power loss; `NORMAL` only across crashes. */
 export type SynchronousMode = 'FULL' | 'NORMAL';
 
+/**
+ * The WAL file is cut back to this size when it starts over after a checkpoint. Without it a WAL
+ * that grew while a reader held an old snapshot keeps its largest size on disk for ever.
+ */
+const WAL_SIZE_KEPT_BYTES = 64 * 1024 * 1024;
+
 /** How long a statement waits for another process (an admin command) holding the write lock. */
 const BUSY_TIMEOUT_MS = 5000;
 
@@ -19,6 +25,7 @@ export function openWriteConnection(file: string, synchronous: SynchronousMode):
     const mode = db.pragma('journal_mode = WAL', { simple: true });
     if (mode !== 'wal') throw new Error(`SQLite refused WAL mode for ${file} (journal_mode is ${String(mode)})`);
     db.pragma(`synchronous = ${synchronous}`);
+    db.pragma(`journal_size_limit = ${WAL_SIZE_KEPT_BYTES}`);
     db.pragma('foreign_keys = ON');
     return db;
   } catch (error) {

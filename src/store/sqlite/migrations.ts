@@ -128,12 +128,53 @@ DELETE FROM idempotency_answers;
 ALTER TABLE idempotency_answers RENAME COLUMN answer TO outcome;
 `;
 
+/**
+ * Issue #16. What each account stores, kept by triggers on every synced table so that no write
+ * path can forget it (purges included): its records, tombstones too, and the UTF-8 bytes of their
+ * texts (titles, names, notes), against the per-account cap. And an index for purging tombstones
+ * by the server's time (updated), not by the `deleted` a client may backdate.
+ */
+const STORAGE_USAGE = `
+ALTER TABLE accounts ADD COLUMN stored_records INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE accounts ADD COLUMN stored_bytes INTEGER NOT NULL DEFAULT 0;
+UPDATE accounts SET
+  stored_records = (SELECT count(*) FROM tasks WHERE account_id = accounts.id)
+    + (SELECT count(*) FROM projects WHERE account_id = accounts.id)
+    + (SELECT count(*) FROM contexts WHERE account_id = accounts.id),
+  stored_bytes = (SELECT coalesce(sum(length(CAST(title AS BLOB)) + length(CAST(notes AS BLOB))), 0) FROM tasks WHERE account_id = accounts.id)
+    + (SELECT coalesce(sum(length(CAST(name AS BLOB)) + length(CAST(notes AS BLOB))), 0) FROM projects WHERE account_id = accounts.id)
+    + (SELECT coalesce(sum(length(CAST(name AS BLOB))), 0) FROM contexts WHERE account_id = accounts.id);
+${[
+  ['tasks', 'length(CAST(ROW.title AS BLOB)) + length(CAST(ROW.notes AS BLOB))', 'title, notes'],
+  ['projects', 'length(CAST(ROW.name AS BLOB)) + length(CAST(ROW.notes AS BLOB))', 'name, notes'],
+  ['contexts', 'length(CAST(ROW.name AS BLOB))', 'name'],
+]
+  .map(
+    ([table = '', bytes = '', texts = '']) => `
+CREATE TRIGGER ${table}_usage_insert AFTER INSERT ON ${table} BEGIN
+  UPDATE accounts SET stored_records = stored_records + 1, stored_bytes = stored_bytes + ${bytes.replaceAll('ROW', 'NEW')}
+  WHERE id = NEW.account_id;
+END;
+CREATE TRIGGER ${table}_usage_update AFTER UPDATE OF ${texts} ON ${table} BEGIN
+  UPDATE accounts SET stored_bytes = stored_bytes + ${bytes.replaceAll('ROW', 'NEW')} - (${bytes.replaceAll('ROW', 'OLD')})
+  WHERE id = NEW.account_id;
+END;
+CREATE TRIGGER ${table}_usage_delete AFTER DELETE ON ${table} BEGIN
+  UPDATE accounts SET stored_records = stored_records - 1, stored_bytes = stored_bytes - (${bytes.replaceAll('ROW', 'OLD')})
+  WHERE id = OLD.account_id;
+END;
+CREATE INDEX ${table}_tombstones_by_updated ON ${table} (account_id, updated) WHERE deleted IS NOT NULL;`,
+  )
+  .join('\n')}
+`;
+
 /** Every schema version in order. Append only: a released migration is never edited. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: INITIAL_SCHEMA },
   { version: 2, name: 'idempotency answers', sql: IDEMPOTENCY_ANSWERS },
   { version: 3, name: 'kept write outcomes', sql: KEPT_OUTCOMES },
   { version: 4, name: 'sign-in, oauth and token management', sql: AUTH_SCHEMA },
+  { version: 5, name: 'storage usage per account; tombstones by server time', sql: STORAGE_USAGE },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

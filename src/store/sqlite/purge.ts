@@ -11,7 +11,12 @@ interface PurgedSummary {
 /** Every synced kind keeps tombstones. */
 const TOMBSTONE_TABLES = Object.values(KIND_STORAGE).map((storage) => storage.table);
 
-/** Removes old tombstones account by account, remembering how far each account was purged. */
+/**
+ * Removes old tombstones account by account, remembering how far each account was purged. A
+ * tombstone's age is the server's time of its deletion, its `updated` (the stamp of its last
+ * change, the deletion or later), never the `deleted` a client sent: a backdated deletion must
+ * not expire other devices' sync positions early.
+ */
 export class Purger {
   readonly #purgeAccount;
 
@@ -19,10 +24,10 @@ export class Purger {
     const tables = TOMBSTONE_TABLES.map((table) => ({
       summarize: db.prepare<[accountId: number, deletedBefore: number], PurgedSummary>(
         `SELECT count(*) AS purged, coalesce(max(rev), 0) AS max_rev, coalesce(max(updated), 0) AS max_updated
-         FROM ${table} WHERE account_id = ? AND deleted < ?`,
+         FROM ${table} WHERE account_id = ? AND deleted IS NOT NULL AND updated < ?`,
       ),
       remove: db.prepare<[accountId: number, deletedBefore: number]>(
-        `DELETE FROM ${table} WHERE account_id = ? AND deleted < ?`,
+        `DELETE FROM ${table} WHERE account_id = ? AND deleted IS NOT NULL AND updated < ?`,
       ),
     }));
     // max() keeps the marks from going back: an earlier purge may have reached further.

@@ -177,6 +177,7 @@ export class SqliteStore implements Store {
       const tx = new SqliteWriteTx(
         writes.records,
         writes.kept,
+        (id) => writes.accounts.usage(id),
         accountId,
         { rev: head.rev, updated: head.last_updated },
         this.#now,

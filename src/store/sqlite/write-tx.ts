@@ -1,3 +1,4 @@
+import type { StorageUsage } from '../../domain/storage-quota.js';
 import type { Micros } from '../../domain/time.js';
 import type { DraftsByKind, NamedKind, RecordsByKind, SyncKind, WriteOutcome } from '../../domain/sync.js';
 import type { Task } from '../../domain/task.js';
@@ -18,6 +19,7 @@ export class SqliteWriteTx implements WriteTx {
   constructor(
     private readonly records: RecordWrites,
     private readonly kept: KeptOutcomes,
+    private readonly readUsage: (accountId: number) => StorageUsage,
     private readonly accountId: number,
     head: Stamp,
     private readonly now: () => Micros,
@@ -46,6 +48,11 @@ export class SqliteWriteTx implements WriteTx {
   async withLabel(kind: NamedKind, id: string): Promise<readonly Task[]> {
     this.#assertOpen();
     return this.records.labels.withLabel(kind, this.accountId, id);
+  }
+
+  async usage(): Promise<StorageUsage> {
+    this.#assertOpen();
+    return this.readUsage(this.accountId);
   }
 
   async findKept(key: string): Promise<KeptOutcome | undefined> {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { startHarness, type AppOptions, type Engine, type Harness, type User } from '../../support/harness.js';
+import type { ServiceOptions } from '../../../src/service/services.js';
 import { Client } from './api.js';
 
 export interface Suite {
@@ -16,7 +17,7 @@ export interface Suite {
  */
 export function useHarness(
   engine: Engine,
-  options: { maintenance?: boolean; signup?: boolean; app?: AppOptions } = {},
+  options: { maintenance?: boolean; app?: AppOptions; services?: ServiceOptions } = {},
 ): () => Suite {
   let harness: Harness | undefined;
   beforeAll(async () => {
