@@ -212,6 +212,27 @@ export const COMMANDS = [
       '  task-service token revoke -- -AbC...',
     ],
   },
+  {
+    words: ['backup'],
+    args: ['<file>'],
+    summary: 'copy the SQLite store to a new file while serve keeps running (online backup)',
+    flags: ['data-dir'],
+    notes: [
+      'Every write answered before the backup began is in it; serve keeps answering meanwhile.',
+      'Shows a progress bar on a terminal. On PostgreSQL use pg_dump (docs/operations.md).',
+    ],
+  },
+  {
+    words: ['restore'],
+    args: ['<file>'],
+    summary: 'replace the SQLite store with a backup (stop serve first); keeps the replaced store',
+    flags: ['data-dir'],
+    notes: [
+      'Checks the backup (integrity, schema version) before touching the store, and keeps the',
+      'replaced store beside it as tasks.sqlite.replaced-<time>. Syncing clients list again once',
+      '(E008). On PostgreSQL use pg_restore (docs/operations.md).',
+    ],
+  },
 ] as const satisfies readonly CommandSpec[];
 
 /** The edit distance of two short words (insertions, deletions, substitutions). */

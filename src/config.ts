@@ -71,6 +71,8 @@ export type Command =
       readonly store: StoreLocation;
       readonly token: TokenSource;
     }
+  | { readonly command: 'backup'; readonly debug: boolean; readonly store: StoreLocation; readonly file: string }
+  | { readonly command: 'restore'; readonly debug: boolean; readonly store: StoreLocation; readonly file: string }
   /** `--help`: of one command, or (topic null) of task-service. */
   | { readonly command: 'help'; readonly topic: CommandSpec | null }
   | { readonly command: 'version' };
@@ -319,6 +321,9 @@ export function parseCommand(argv: readonly string[], env: Env): Command {
       const token: TokenSource = fromStdin ? { fromStdin: true } : { fromStdin: false, value: arg };
       return Object.freeze({ command: 'token-revoke', debug, store: store(), token });
     }
+    case 'backup':
+    case 'restore':
+      return Object.freeze({ command: name, debug, store: store(), file: path.resolve(arg) });
     default:
       throw new ConfigError(`unknown command "${name}"`);
   }

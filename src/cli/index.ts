@@ -12,7 +12,7 @@ import { UsernameTakenError } from '../domain/errors.js';
 import { isAuthCommand, runAuthCommand } from './auth-commands.js';
 import { isClientCommand } from './client/usage.js';
 
-type AdminCommand = Exclude<Command, { command: 'serve' | 'help' | 'version' }>;
+type AdminCommand = Exclude<Command, { command: 'serve' | 'help' | 'version' | 'backup' | 'restore' }>;
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -119,6 +119,13 @@ async function run(command: Command): Promise<void> {
       // Loaded only for serve: the HTTP stack is most of the start-up time of the admin commands.
       const { serve } = await import('../main.js');
       await serve(command);
+      return;
+    }
+    case 'backup':
+    case 'restore': {
+      // Not runAdmin: these copy the store's file and must not open (or migrate) it as a store.
+      const { runBackupCommand } = await import('./backup-commands.js');
+      await runBackupCommand(command);
       return;
     }
     default:
