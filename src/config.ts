@@ -34,6 +34,10 @@ export interface ServeConfig {
   readonly rateLimitPerSecond: number | null;
   /** Anyone may create an account from the sign-in page. */
   readonly signup: boolean;
+  /** Where `GET /metrics` is served; null: not at all. */
+  readonly metrics: { readonly host: string; readonly port: number } | null;
+  /** Seconds between SIGTERM (when /readyz turns 503) and closing the listener. */
+  readonly drainDelaySeconds: number;
 }
 
 /** Where `token revoke` reads the token: the command line, or standard input (`--token-stdin`). */
@@ -217,6 +221,15 @@ function storeLocation(given: GivenFlags, env: Env): StoreLocation {
   return { engine: 'postgres', url: databaseUrl, dataDir };
 }
 
+function metricsListener(given: GivenFlags, env: Env): ServeConfig['metrics'] {
+  const port = setting(given, 'metrics-port', env);
+  if (port === undefined || port === 'off') return null;
+  return {
+    host: setting(given, 'metrics-host', env) ?? '127.0.0.1',
+    port: wholeNumber(port, '--metrics-port', 0, 65535),
+  };
+}
+
 function serveConfig(given: GivenFlags, env: Env, debug: boolean): ServeConfig {
   const certFile = setting(given, 'tls-cert', env);
   const keyFile = setting(given, 'tls-key', env);
@@ -244,6 +257,8 @@ function serveConfig(given: GivenFlags, env: Env, debug: boolean): ServeConfig {
     ),
     rateLimitPerSecond: rateLimit(setting(given, 'rate-limit', env)),
     signup: switchSetting(given, 'signup', env),
+    metrics: metricsListener(given, env),
+    drainDelaySeconds: wholeNumber(setting(given, 'drain-delay', env) ?? '0', '--drain-delay', 0, 3600),
   };
 }
 
