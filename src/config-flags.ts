@@ -141,6 +141,16 @@ export const FLAGS = {
     kind: 'boolean',
     description: 'read the token from standard input instead of the command line',
   },
+  format: {
+    kind: 'string',
+    placeholder: 'FORMAT',
+    description: 'json (lossless), ics (iCalendar VTODO) or todoist (import only: its backup zip)',
+    defaultText: 'export: json; import: by the file name (.json, .ics, .zip)',
+  },
+  'dry-run': {
+    kind: 'boolean',
+    description: 'print what the import would change, and change nothing',
+  },
   debug: {
     kind: 'boolean',
     description: 'on a failure, print the whole error with its stack trace',
@@ -235,6 +245,23 @@ export const COMMANDS = [
       '  echo "$TOKEN" | task-service token revoke --token-stdin',
       'A token given on the command line that starts with - goes after --:',
       '  task-service token revoke -- -AbC...',
+    ],
+  },
+  {
+    words: ['export'],
+    args: ['<username>'],
+    summary: "write an account's settings, projects, contexts and tasks to standard output",
+    flags: ['format', ...STORE_FLAGS],
+    notes: ['Deleted records are left out. task-service export alice > alice.json'],
+  },
+  {
+    words: ['import'],
+    args: ['<username>', '<file>'],
+    summary: 'import a file into an account: our JSON, iCalendar (.ics) or a Todoist backup (.zip)',
+    flags: ['format', 'dry-run', ...STORE_FLAGS],
+    notes: [
+      'Ids come from the file, so importing the same file again changes nothing. Runs in',
+      'transactions of 500 records; shows a progress bar on a terminal; lists what it could not map.',
     ],
   },
   {

@@ -75,6 +75,22 @@ export type Command =
       readonly store: StoreLocation;
       readonly token: TokenSource;
     }
+  | {
+      readonly command: 'export';
+      readonly debug: boolean;
+      readonly store: StoreLocation;
+      readonly username: string;
+      readonly format: 'json' | 'ics';
+    }
+  | {
+      readonly command: 'import';
+      readonly debug: boolean;
+      readonly store: StoreLocation;
+      readonly username: string;
+      readonly file: string;
+      readonly format: 'json' | 'ics' | 'todoist';
+      readonly dryRun: boolean;
+    }
   | { readonly command: 'backup'; readonly debug: boolean; readonly store: StoreLocation; readonly file: string }
   | { readonly command: 'restore'; readonly debug: boolean; readonly store: StoreLocation; readonly file: string }
   /** `--help`: of one command, or (topic null) of task-service. */
@@ -221,6 +237,17 @@ function storeLocation(given: GivenFlags, env: Env): StoreLocation {
   return { engine: 'postgres', url: databaseUrl, dataDir };
 }
 
+/** The format an import file's name suggests; --format says it otherwise. */
+function formatOfFile(file: string): string {
+  const extension = path.extname(file).toLowerCase();
+  const byExtension: Readonly<Record<string, string>> = { '.json': 'json', '.ics': 'ics', '.zip': 'todoist' };
+  const format = byExtension[extension];
+  if (format === undefined) {
+    throw new ConfigError(`cannot tell the format of ${file} by its name: give --format json, ics or todoist`);
+  }
+  return format;
+}
+
 function metricsListener(given: GivenFlags, env: Env): ServeConfig['metrics'] {
   const port = setting(given, 'metrics-port', env);
   if (port === undefined || port === 'off') return null;
@@ -335,6 +362,26 @@ export function parseCommand(argv: readonly string[], env: Env): Command {
     case 'token revoke': {
       const token: TokenSource = fromStdin ? { fromStdin: true } : { fromStdin: false, value: arg };
       return Object.freeze({ command: 'token-revoke', debug, store: store(), token });
+    }
+    case 'export':
+      return Object.freeze({
+        command: 'export',
+        debug,
+        store: store(),
+        username: arg,
+        format: oneOf(text('format') ?? 'json', ['json', 'ics'] as const, '--format'),
+      });
+    case 'import': {
+      const file = path.resolve(args[1] ?? '');
+      return Object.freeze({
+        command: 'import',
+        debug,
+        store: store(),
+        username: arg,
+        file,
+        format: oneOf(text('format') ?? formatOfFile(file), ['json', 'ics', 'todoist'] as const, '--format'),
+        dryRun: given.get('dry-run') === true,
+      });
     }
     case 'backup':
     case 'restore':

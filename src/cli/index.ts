@@ -98,6 +98,16 @@ async function runAdmin(command: AdminCommand): Promise<void> {
         await accounts.revokeToken(await tokenFrom(command.token));
         console.error('token revoked');
         return;
+      case 'export': {
+        const { runExport } = await import('./portability-commands.js');
+        await runExport(store, command);
+        return;
+      }
+      case 'import': {
+        const { runImport } = await import('./portability-commands.js');
+        await runImport(store, command);
+        return;
+      }
     }
   } finally {
     await store.close();

@@ -7,6 +7,8 @@ import type { Store, WriteTx } from '../store/store.js';
 import { applyEach } from './apply-each.js';
 import { writeOnce, type WriteRequest } from './idempotency.js';
 import { newRecordId } from './ids.js';
+import type { ImportChange } from './tasks.js';
+import { sameContext, sameProject } from '../domain/unchanged.js';
 
 /** How a client's change applies to each named kind. */
 const MERGE: {
@@ -42,6 +44,33 @@ export class LabelService {
       })),
     );
   }
+}
+
+/** Whether writing `draft` over `stored` would change nothing, per kind. */
+const UNCHANGED: {
+  readonly [K in NamedKind]: (stored: RecordsByKind[K], draft: DraftsByKind[K]) => boolean;
+} = {
+  project: sameProject,
+  context: sameContext,
+};
+
+/**
+ * An import's projects or contexts, in the caller's transaction, by the same rules as `upsert`;
+ * one that would not change is not written.
+ */
+export async function importLabels<K extends NamedKind>(
+  tx: WriteTx,
+  kind: K,
+  inputs: readonly LabelInput[],
+): Promise<ImportChange[]> {
+  return applyEach(inputs, true, async (input): Promise<ImportChange> => {
+    const existing = input.id === undefined ? undefined : await tx.get(kind, input.id);
+    if (existing !== undefined && UNCHANGED[kind](existing, MERGE[kind](existing, input, existing.id))) {
+      return 'unchanged';
+    }
+    await upsertOne(tx, kind, input);
+    return existing === undefined ? 'created' : 'updated';
+  });
 }
 
 async function upsertOne<K extends NamedKind>(tx: WriteTx, kind: K, input: LabelInput): Promise<RecordsByKind[K]> {
