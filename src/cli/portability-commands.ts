@@ -15,9 +15,7 @@ type ImportCommand = Extract<Command, { command: 'import' }>;
 export async function runExport(store: Store, command: ExportCommand): Promise<void> {
   const { account, data } = await new PortabilityService(store).exportAccount(command.username);
   const text =
-    command.format === 'json'
-      ? writeAccountJson(account, data, nowMicros())
-      : await icsOf(data, account.timezone);
+    command.format === 'json' ? writeAccountJson(account, data, nowMicros()) : await icsOf(data, account.timezone);
   process.stdout.write(text);
   console.error(
     `exported ${account.username}: ${data.projects.length} projects, ${data.contexts.length} contexts, ` +
@@ -41,7 +39,7 @@ async function readImportFile(command: ImportCommand, zone: string): Promise<Por
       }
       case 'todoist': {
         const { readTodoistBackup } = await import('../service/formats/todoist.js');
-        return readTodoistBackup(await readFile(command.file));
+        return readTodoistBackup(await readFile(command.file), zone);
       }
     }
   } catch (error) {

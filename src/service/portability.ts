@@ -195,11 +195,13 @@ export class PortabilityService {
     const steps: ImportStep[] = [
       ...batches(data.projects).map((batch) => ({
         size: batch.length,
-        apply: async (tx: WriteTx) => tally(report.projects, await importLabels(tx, 'project', batch.map(projectInput))),
+        apply: async (tx: WriteTx) =>
+          tally(report.projects, await importLabels(tx, 'project', batch.map(projectInput))),
       })),
       ...batches(data.contexts).map((batch) => ({
         size: batch.length,
-        apply: async (tx: WriteTx) => tally(report.contexts, await importLabels(tx, 'context', batch.map(contextInput))),
+        apply: async (tx: WriteTx) =>
+          tally(report.contexts, await importLabels(tx, 'context', batch.map(contextInput))),
       })),
       ...batches(data.tasks).map((batch) => ({
         size: batch.length,

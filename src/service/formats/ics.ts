@@ -104,12 +104,15 @@ function vtodoOf(
   if (task.notes !== '') todo.addPropertyWithValue('description', task.notes);
   if (task.startAt !== null) todo.addProperty(dateProperty('dtstart', task.startAt, task.allDay, zone));
   if (task.endAt !== null) todo.addProperty(dateProperty('due', task.endAt, task.allDay, zone));
-  if (task.completed !== null) todo.addProperty(new ICAL.Property(['completed', {}, 'date-time', jcalUtc(task.completed)]));
+  if (task.completed !== null)
+    todo.addProperty(new ICAL.Property(['completed', {}, 'date-time', jcalUtc(task.completed)]));
   todo.addPropertyWithValue('status', task.completed === null ? 'NEEDS-ACTION' : 'COMPLETED');
   if (task.priority !== 0) todo.addPropertyWithValue('priority', PRIORITY_TO_ICAL[task.priority]);
   if (task.tags.length > 0) todo.addProperty(new ICAL.Property(['categories', {}, 'text', ...task.tags]));
   if (task.repeater !== null) {
-    todo.addProperty(new ICAL.Property(['rrule', {}, 'recur', ICAL.Recur.fromString(task.repeater.replace(/^RRULE:/i, '')).toJSON()]));
+    todo.addProperty(
+      new ICAL.Property(['rrule', {}, 'recur', ICAL.Recur.fromString(task.repeater.replace(/^RRULE:/i, '')).toJSON()]),
+    );
   }
   const project = labelName(task.project, names);
   if (project !== undefined) todo.addPropertyWithValue(PROJECT, project);
@@ -146,10 +149,7 @@ export function writeIcs(
 const JCAL_TIME = /^(\d{4})-(\d\d)-(\d\d)(?:T(\d\d):(\d\d):(\d\d)(Z)?)?$/;
 
 /** A DTSTART, DUE or COMPLETED as an instant: UTC, TZID (an IANA zone), floating or a date. */
-function instantOf(
-  property: ICAL.Property,
-  zone: string,
-): { readonly at: Micros; readonly isDate: boolean } | string {
+function instantOf(property: ICAL.Property, zone: string): { readonly at: Micros; readonly isDate: boolean } | string {
   const raw: unknown = property.jCal[3];
   const match = typeof raw === 'string' ? JCAL_TIME.exec(raw) : null;
   if (match === null) return `${property.name.toUpperCase()} ${String(raw)} is no date or time`;
@@ -270,7 +270,8 @@ export function parseIcs(source: string, zone: string): { data: PortableAccount;
   const todos = calendar.name === 'vtodo' ? [calendar] : calendar.getAllSubcomponents('vtodo');
   const read = todos.map((todo, index) => readTodo(todo, zone, index));
   const others = calendar.getAllSubcomponents().filter((component) => !['vtodo', 'vtimezone'].includes(component.name));
-  const skipped = others.length === 0 ? [] : [`${others.length} components other than VTODO (events, journals) left out`];
+  const skipped =
+    others.length === 0 ? [] : [`${others.length} components other than VTODO (events, journals) left out`];
   return {
     data: {
       projects: [],
