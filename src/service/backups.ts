@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { nowMicros } from '../domain/time.js';
 import { backupSqliteFile, type BackupProgress, type BackupSummary } from '../store/sqlite/backup.js';
@@ -76,6 +76,8 @@ export function restoreStore(store: SqliteFiles, backup: string): RestoreSummary
         'stop serve before restoring, and start it again afterwards',
     );
   }
+  // Restoring onto a new machine: the data folder may not exist yet.
+  mkdirSync(path.dirname(store.live), { recursive: true });
   const copy = `${store.live}.restoring-${process.pid}`;
   const now = nowMicros();
   const prepared = explainedUnrestorable(backup, () =>

@@ -158,6 +158,14 @@ describe('backup while serve answers writes, and restore', { timeout: E2E_TEST_T
     expect(since.entries.map((task) => task.title)).toEqual(['after']);
   });
 
+  it('restores onto a new machine: a data folder that does not exist yet', async () => {
+    const elsewhere = path.join(await makeTempDir('restore-new'), 'data');
+    const restored = await runCli(['restore', backupFile(), '--data-dir', elsewhere]);
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(restored.stderr).not.toContain('replaced store is kept');
+    expect(titlesIn(path.join(elsewhere, SQLITE_FILE_NAME))).toEqual(titlesIn(backupFile()));
+  });
+
   it('says to use pg_dump and pg_restore on PostgreSQL', async () => {
     for (const [command, tool] of [
       ['backup', 'pg_dump'],
