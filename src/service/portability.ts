@@ -90,8 +90,25 @@ function settingsPatch(account: Account, settings: PortableSettings | undefined)
 
 /** One step of an import: a batch of one kind, applied in a transaction given to it. */
 interface ImportStep {
-  readonly size: number;
+  readonly what: 'project' | 'context' | 'task';
+  /** Where the batch starts among the file's records of its kind. */
+  readonly offset: number;
+  readonly ids: readonly string[];
   apply(tx: WriteTx, zone: string): Promise<void>;
+}
+
+/** The steps of one kind: its records in batches, each applied by `apply`. */
+function stepsOf<T extends { readonly id: string }>(
+  what: ImportStep['what'],
+  records: readonly T[],
+  apply: (tx: WriteTx, zone: string, batch: readonly T[]) => Promise<void>,
+): ImportStep[] {
+  return batches(records).map((batch, index) => ({
+    what,
+    offset: index * IMPORT_BATCH_SIZE,
+    ids: batch.map((record) => record.id),
+    apply: (tx, zone) => apply(tx, zone, batch),
+  }));
 }
 
 /**
@@ -193,27 +210,25 @@ export class PortabilityService {
       unmapped: data.unmapped,
     };
     const steps: ImportStep[] = [
-      ...batches(data.projects).map((batch) => ({
-        size: batch.length,
-        apply: async (tx: WriteTx) =>
-          tally(report.projects, await importLabels(tx, 'project', batch.map(projectInput))),
-      })),
-      ...batches(data.contexts).map((batch) => ({
-        size: batch.length,
-        apply: async (tx: WriteTx) =>
-          tally(report.contexts, await importLabels(tx, 'context', batch.map(contextInput))),
-      })),
-      ...batches(data.tasks).map((batch) => ({
-        size: batch.length,
-        apply: async (tx: WriteTx, taskZone: string) =>
-          tally(report.tasks, await importTasks(tx, taskZone, batch.map(taskInput))),
-      })),
+      ...stepsOf('project', data.projects, async (tx, _zone, batch) =>
+        tally(report.projects, await importLabels(tx, 'project', batch.map(projectInput))),
+      ),
+      ...stepsOf('context', data.contexts, async (tx, _zone, batch) =>
+        tally(report.contexts, await importLabels(tx, 'context', batch.map(contextInput))),
+      ),
+      ...stepsOf('task', data.tasks, async (tx, taskZone, batch) =>
+        tally(report.tasks, await importTasks(tx, taskZone, batch.map(taskInput))),
+      ),
     ];
-    const total = steps.reduce((sum, step) => sum + step.size, 0);
+    const total = steps.reduce((sum, step) => sum + step.ids.length, 0);
     let done = 0;
     const run = async (tx: WriteTx, step: ImportStep): Promise<void> => {
-      await step.apply(tx, zone);
-      done += step.size;
+      try {
+        await step.apply(tx, zone);
+      } catch (error) {
+        throw explained(error, step, options.dryRun);
+      }
+      done += step.ids.length;
       options.onProgress?.(done, total);
     };
 
@@ -225,29 +240,29 @@ export class PortabilityService {
         });
       } catch (error) {
         if (error instanceof DryRunFinished) return error.report;
-        throw explained(error);
+        throw error;
       }
     }
-    try {
-      for (const step of steps) await this.store.write(account.id, (tx) => run(tx, step));
-    } catch (error) {
-      throw explained(error);
-    }
+    for (const step of steps) await this.store.write(account.id, (tx) => run(tx, step));
     return report;
   }
 }
 
-/** A refused record, said as the operator can act on it (the API would answer E004 or E404). */
-function explained(error: unknown): unknown {
+/**
+ * A refused record, said as the operator can act on it: which record of the file (its place
+ * among the records of its kind, and its id), which field, and why.
+ */
+function explained(error: unknown, step: ImportStep, dryRun: boolean): unknown {
   if (!(error instanceof DomainError)) return error;
   const problem = error.problem;
-  switch (problem.kind) {
-    case 'invalid':
-      return new AdminError(
-        `the import was refused at ${problem.field}${problem.reason === undefined ? '' : `: ${problem.reason}`} ` +
-          '(batches before it were imported; fix the file and run it again)',
-      );
-    default:
-      return new AdminError(`the import was refused: ${problem.kind}`);
-  }
+  const after = dryRun ? '' : ' (the batches before it were imported; fix the file and run it again)';
+  if (problem.kind !== 'invalid') return new AdminError(`the import was refused: ${problem.kind}${after}`);
+  const placed = /^\[(\d+)\]\.(.*)$/.exec(problem.field);
+  const index = Number(placed?.[1] ?? 0);
+  const field = placed?.[2] ?? problem.field;
+  const reason = problem.reason === undefined ? '' : `: ${problem.reason}`;
+  return new AdminError(
+    `the import was refused at ${step.what} ${step.offset + index + 1} of the file ` +
+      `(id ${step.ids[index] ?? '?'}), ${field}${reason}${after}`,
+  );
 }

@@ -1,6 +1,7 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { contextList, projectList, taskList, type WireTask } from '../../src/http/wire/shapes.js';
 import type { TestDatabase } from '../support/postgres.js';
 import { newAccount, storeFlags, type StoreArgs } from './support/accounts.js';
@@ -136,6 +137,29 @@ describe.each(ENGINES)('export and import on %s', { timeout: E2E_TEST_TIMEOUT_MS
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toContain(`tasks: ${TASKS.length} would be created`);
     expect(await tasksOf('dry')).toEqual([]);
+  });
+
+  it('refuses a file with a record the API would refuse, naming the record and the field', async () => {
+    await account('refused');
+    const document = z
+      .looseObject({ tasks: z.array(z.looseObject({})).min(1) })
+      .parse(JSON.parse(readFileSync(path.join(folder, 'source.json'), 'utf8')));
+    const first = { ...document.tasks[0], project_id: null, context_id: null };
+    const bad = {
+      ...document,
+      projects: [],
+      contexts: [],
+      tasks: [
+        { ...first, id: 'fine' },
+        { ...first, id: 'backwards', start_at: '2026-05-02T10:00:00.000000Z', end_at: '2026-05-01T10:00:00.000000Z' },
+      ],
+    };
+    const file = path.join(folder, 'bad.json');
+    writeFileSync(file, JSON.stringify(bad));
+    const refused = await cli(['import', 'refused', file]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('task 2 of the file (id backwards), end_at: before start_at');
+    expect(await tasksOf('refused')).toEqual([]);
   });
 
   it('exports iCalendar and imports it back into the same tasks', async () => {
