@@ -46,5 +46,10 @@ export async function runBackupCommand(command: BackupCommand): Promise<void> {
       `${summary.accounts} account${summary.accounts === 1 ? '' : 's'}) into ${files.live}`,
   );
   if (summary.keptAs !== null) console.error(`the replaced store is kept at ${summary.keptAs}`);
+  if (summary.replacedUnreadable !== null) {
+    console.error(
+      `the replaced store could not be read (${summary.replacedUnreadable}): change numbers moved on by a billion instead`,
+    );
+  }
   console.error('syncing clients will list everything again once (their cursors answer E008)');
 }

@@ -5,7 +5,7 @@ import { backupSqliteFile, type BackupProgress, type BackupSummary } from '../st
 import {
   NEWEST_SCHEMA_VERSION,
   prepareRestoredCopy,
-  readAccountRevs,
+  readReplacedHeads,
   sqliteFileInUse,
   swapInRestoredCopy,
   UnrestorableError,
@@ -40,6 +40,11 @@ export interface RestoreSummary {
   readonly backupSchemaVersion: number;
   readonly schemaVersion: number;
   readonly accounts: number;
+  /**
+   * Why the replaced store's change numbers could not be read (it is damaged), or null: they were
+   * then moved on by UNKNOWN_HEADS_JUMP, so every earlier cursor still answers E008.
+   */
+  readonly replacedUnreadable: string | null;
   /** Where the store that was replaced is kept; null when there was none. */
   readonly keptAs: string | null;
 }
@@ -80,10 +85,14 @@ export function restoreStore(store: SqliteFiles, backup: string): RestoreSummary
   mkdirSync(path.dirname(store.live), { recursive: true });
   const copy = `${store.live}.restoring-${process.pid}`;
   const now = nowMicros();
-  const prepared = explainedUnrestorable(backup, () =>
-    prepareRestoredCopy(backup, copy, readAccountRevs(store.live), now),
-  );
+  const replaced = readReplacedHeads(store.live);
+  const prepared = explainedUnrestorable(backup, () => prepareRestoredCopy(backup, copy, replaced, now));
   const keptAs = existsSync(store.live) ? keptName(store.live, new Date(now / 1000)) : null;
   swapInRestoredCopy(store.live, copy, keptAs ?? `${store.live}.replaced`);
-  return { ...prepared, schemaVersion: NEWEST_SCHEMA_VERSION, keptAs };
+  return {
+    ...prepared,
+    schemaVersion: NEWEST_SCHEMA_VERSION,
+    keptAs,
+    replacedUnreadable: replaced.readable ? null : replaced.reason,
+  };
 }

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { copyFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SQLITE_FILE_NAME } from '../../src/store/open.js';
@@ -164,6 +164,26 @@ describe('backup while serve answers writes, and restore', { timeout: E2E_TEST_T
     expect(restored.code, restored.stderr).toBe(0);
     expect(restored.stderr).not.toContain('replaced store is kept');
     expect(titlesIn(path.join(elsewhere, SQLITE_FILE_NAME))).toEqual(titlesIn(backupFile()));
+  });
+
+  it('restores over a damaged store, keeping it, and moves change numbers on by a billion', async () => {
+    const damaged = await makeTempDir('restore-damaged');
+    const garbage = 'no database here '.repeat(1000);
+    writeFileSync(path.join(damaged, SQLITE_FILE_NAME), garbage);
+    const restored = await runCli(['restore', backupFile(), '--data-dir', damaged]);
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(restored.stderr).toContain('could not be read');
+    const kept = readdirSync(damaged).filter((name) => name.startsWith(`${SQLITE_FILE_NAME}.replaced-`));
+    expect(kept).toHaveLength(1);
+    expect(readFileSync(path.join(damaged, kept[0] ?? ''), 'utf8')).toBe(garbage);
+    const db = new Database(path.join(damaged, SQLITE_FILE_NAME), { readonly: true });
+    const heads = db.prepare<[], { rev: number; purged_rev: number }>('SELECT rev, purged_rev FROM accounts').all();
+    db.close();
+    expect(heads.length).toBeGreaterThan(0);
+    for (const head of heads) {
+      expect(head.rev).toBeGreaterThan(1_000_000_000);
+      expect(head.purged_rev).toBe(head.rev);
+    }
   });
 
   it('says to use pg_dump and pg_restore on PostgreSQL', async () => {

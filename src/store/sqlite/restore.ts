@@ -23,6 +23,8 @@ export function sqliteFileInUse(file: string): boolean {
     return false;
   } catch (error) {
     if (error instanceof Database.SqliteError && error.code.startsWith('SQLITE_BUSY')) return true;
+    // A damaged file is served by no one: serve refuses to start on it.
+    if (isDamage(error)) return false;
     throw error;
   } finally {
     probe.close();
@@ -43,6 +45,27 @@ export interface RestoredCopy {
 /** The change number of each account of a store, by account id. */
 export type AccountRevs = ReadonlyMap<number, number>;
 
+/**
+ * What is known of the store being replaced: its accounts' change numbers, or (a damaged store,
+ * often the reason for the restore) why they cannot be read.
+ */
+export type ReplacedHeads =
+  { readonly readable: true; readonly revs: AccountRevs } | { readonly readable: false; readonly reason: string };
+
+/**
+ * How far change numbers move on when the replaced store's cannot be read: past any a store of
+ * this service hands out to an account in practice (a billion changes), and far below the
+ * largest a cursor holds (2^53).
+ */
+export const UNKNOWN_HEADS_JUMP = 1_000_000_000;
+
+/** Damage SQLite reports on opening or reading a file. */
+function isDamage(error: unknown): error is InstanceType<typeof Database.SqliteError> {
+  return (
+    error instanceof Database.SqliteError && (error.code === 'SQLITE_NOTADB' || error.code.startsWith('SQLITE_CORRUPT'))
+  );
+}
+
 function schemaVersionOf(db: SqliteDatabase): number {
   const table = db
     .prepare<[], string>("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
@@ -61,8 +84,17 @@ function accountRevs(db: SqliteDatabase): AccountRevs {
  * The change numbers of the store about to be replaced. Its WAL is checkpointed into the file
  * first, so that the file kept afterwards is the whole store by itself.
  */
-export function readAccountRevs(file: string): AccountRevs {
-  if (!existsSync(file)) return new Map();
+export function readReplacedHeads(file: string): ReplacedHeads {
+  if (!existsSync(file)) return { readable: true, revs: new Map() };
+  try {
+    return { readable: true, revs: readAccountRevs(file) };
+  } catch (error) {
+    if (isDamage(error)) return { readable: false, reason: error.message };
+    throw error;
+  }
+}
+
+function readAccountRevs(file: string): AccountRevs {
   const db = new Database(file, { fileMustExist: true });
   try {
     const checkpoint = db.prepare<[], { busy: number }>('PRAGMA wal_checkpoint(TRUNCATE)').get();
@@ -86,7 +118,7 @@ export function readAccountRevs(file: string): AccountRevs {
  * position from before the restore is older than the newest purge, so it answers E008 and the
  * client lists again.
  */
-export function prepareRestoredCopy(backup: string, copy: string, replaced: AccountRevs, now: Micros): RestoredCopy {
+export function prepareRestoredCopy(backup: string, copy: string, replaced: ReplacedHeads, now: Micros): RestoredCopy {
   copyFileSync(backup, copy);
   try {
     const db = new Database(copy, { fileMustExist: true });
@@ -129,7 +161,7 @@ function readable<T>(read: () => T): T {
 }
 
 /** Moves each account's head past both stores' heads and expires every earlier sync position. */
-function markRestored(db: SqliteDatabase, replaced: AccountRevs, now: Micros): number {
+function markRestored(db: SqliteDatabase, replaced: ReplacedHeads, now: Micros): number {
   const mark = db.prepare<[{ rev: number; now: Micros; id: number }]>(
     `UPDATE accounts SET rev = @rev, purged_rev = @rev, purged_updated = @now, last_updated = max(last_updated, @now)
      WHERE id = @id`,
@@ -137,7 +169,7 @@ function markRestored(db: SqliteDatabase, replaced: AccountRevs, now: Micros): n
   const restored = accountRevs(db);
   db.transaction(() => {
     for (const [id, rev] of restored) {
-      const next = Math.max(rev, replaced.get(id) ?? 0) + 1;
+      const next = replaced.readable ? Math.max(rev, replaced.revs.get(id) ?? 0) + 1 : rev + UNKNOWN_HEADS_JUMP + 1;
       mark.run({ rev: next, now, id });
     }
   })();
@@ -151,8 +183,10 @@ function markRestored(db: SqliteDatabase, replaced: AccountRevs, now: Micros): n
 export function swapInRestoredCopy(live: string, copy: string, keptAs: string): void {
   if (existsSync(live)) {
     renameSync(live, keptAs);
-    // What SQLite may leave beside a closed store: the shared-memory index, and an empty WAL.
-    for (const suffix of ['-wal', '-shm']) rmSync(`${live}${suffix}`, { force: true });
+    // A WAL left beside a store that could not be checkpointed (a damaged one) goes with it; the
+    // shared-memory index is only an index of the WAL.
+    if (existsSync(`${live}-wal`)) renameSync(`${live}-wal`, `${keptAs}-wal`);
+    rmSync(`${live}-shm`, { force: true });
   }
   renameSync(copy, live);
 }
