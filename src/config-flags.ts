@@ -95,6 +95,27 @@ export const FLAGS = {
     defaultText: 'off',
     env: ['TASK_SERVICE_RATE_LIMIT'],
   },
+  'metrics-port': {
+    kind: 'string',
+    placeholder: 'PORT',
+    description: 'serve GET /metrics (Prometheus text) on this port, apart from the API',
+    defaultText: 'off',
+    env: ['TASK_SERVICE_METRICS_PORT'],
+  },
+  'metrics-host': {
+    kind: 'string',
+    placeholder: 'ADDRESS',
+    description: 'address of --metrics-port; /metrics needs no credential, so keep it private',
+    defaultText: '127.0.0.1',
+    env: ['TASK_SERVICE_METRICS_HOST'],
+  },
+  'drain-delay': {
+    kind: 'string',
+    placeholder: 'SECONDS',
+    description: 'on SIGTERM, answer 503 on /readyz this long before closing the listener',
+    defaultText: '0',
+    env: ['TASK_SERVICE_DRAIN_DELAY'],
+  },
   signup: {
     kind: 'boolean',
     description: 'let anyone create an account from the sign-in page',
@@ -151,6 +172,16 @@ export const FLAGS = {
   project: { kind: 'string', placeholder: 'P', description: 'only tasks of this project (#P or P; any case)' },
   context: { kind: 'string', placeholder: 'C', description: 'only tasks of this context (@C or C; any case)' },
   json: { kind: 'boolean', description: 'print JSON for scripts instead of lines for people' },
+  format: {
+    kind: 'string',
+    placeholder: 'FORMAT',
+    description: 'json (lossless), ics (iCalendar VTODO) or todoist (import only: its backup zip)',
+    defaultText: 'export: json; import: by the file name (.json, .ics, .zip)',
+  },
+  'dry-run': {
+    kind: 'boolean',
+    description: 'print what the import would change, and change nothing',
+  },
   debug: {
     kind: 'boolean',
     description: 'on a failure, print the whole error with its stack trace',
@@ -170,6 +201,7 @@ export const COMMAND_GROUPS = {
   server: 'The server:',
   accounts: 'Accounts and tokens (run where the server keeps its data, with the same --data-dir or --database-url):',
   clients: 'OAuth clients (apps that may ask a person for a token):',
+  data: 'Backup and moving data (run where the server keeps its data, like the account commands):',
   terminal: 'The terminal client (run anywhere; talks to a running service over HTTP(S)):',
 } as const;
 
@@ -223,9 +255,13 @@ export const COMMANDS = [
       'synchronous',
       'rate-limit',
       'signup',
+      'metrics-port',
+      'metrics-host',
+      'drain-delay',
     ],
     notes: [
-      'Stops cleanly (requests in flight are finished) on Ctrl-C (SIGINT) or SIGTERM.',
+      'Stops cleanly (requests in flight are finished) on Ctrl-C (SIGINT) or SIGTERM; /readyz answers',
+      '503 from then on (for --drain-delay seconds before the listener closes).',
       'A boolean variable counts as set when it is 1, true, yes or on. Flags win over the environment.',
     ],
   },
@@ -393,6 +429,48 @@ export const COMMANDS = [
     notes: [
       'A pasted token (login --token) cannot be revoked from here: it keeps working until revoked',
       'with token revoke or in the web app.',
+    ],
+  },
+  {
+    words: ['export'],
+    args: ['<username>'],
+    summary: "write an account's settings, projects, contexts and tasks to standard output",
+    group: 'data',
+    flags: ['format', ...STORE_FLAGS],
+    notes: ['Deleted records are left out. task-service export alice > alice.json'],
+  },
+  {
+    words: ['import'],
+    args: ['<username>', '<file>'],
+    summary: 'import a file into an account: our JSON, iCalendar (.ics) or a Todoist backup (.zip)',
+    group: 'data',
+    flags: ['format', 'dry-run', ...STORE_FLAGS],
+    notes: [
+      'Ids come from the file, so importing the same file again changes nothing. Runs in',
+      'transactions of 500 records; shows a progress bar on a terminal; lists what it could not map.',
+    ],
+  },
+  {
+    words: ['backup'],
+    args: ['<file>'],
+    summary: 'copy the SQLite store to a new file while serve keeps running (online backup)',
+    group: 'data',
+    flags: ['data-dir'],
+    notes: [
+      'Every write answered before the backup began is in it; serve keeps answering meanwhile.',
+      'Shows a progress bar on a terminal. On PostgreSQL use pg_dump (docs/operations.md).',
+    ],
+  },
+  {
+    words: ['restore'],
+    args: ['<file>'],
+    summary: 'replace the SQLite store with a backup (stop serve first); keeps the replaced store',
+    group: 'data',
+    flags: ['data-dir'],
+    notes: [
+      'Checks the backup (integrity, schema version) before touching the store, and keeps the',
+      'replaced store beside it as tasks.sqlite.replaced-<time>. Syncing clients list again once',
+      '(E008). On PostgreSQL use pg_restore (docs/operations.md).',
     ],
   },
 ] as const satisfies readonly CommandSpec[];

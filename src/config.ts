@@ -35,6 +35,10 @@ export interface ServeConfig {
   readonly rateLimitPerSecond: number | null;
   /** Anyone may create an account from the sign-in page. */
   readonly signup: boolean;
+  /** Where `GET /metrics` is served; null: not at all. */
+  readonly metrics: { readonly host: string; readonly port: number } | null;
+  /** Seconds between SIGTERM (when /readyz turns 503) and closing the listener. */
+  readonly drainDelaySeconds: number;
 }
 
 /**
@@ -99,6 +103,24 @@ export type Command =
     }
   | StoreCommand
   | ClientCommand
+  | {
+      readonly command: 'export';
+      readonly debug: boolean;
+      readonly store: StoreLocation;
+      readonly username: string;
+      readonly format: 'json' | 'ics';
+    }
+  | {
+      readonly command: 'import';
+      readonly debug: boolean;
+      readonly store: StoreLocation;
+      readonly username: string;
+      readonly file: string;
+      readonly format: 'json' | 'ics' | 'todoist';
+      readonly dryRun: boolean;
+    }
+  | { readonly command: 'backup'; readonly debug: boolean; readonly store: StoreLocation; readonly file: string }
+  | { readonly command: 'restore'; readonly debug: boolean; readonly store: StoreLocation; readonly file: string }
   /** `--help`: of one command, or (topic null) of task-service. */
   | { readonly command: 'help'; readonly topic: CommandSpec | null }
   | { readonly command: 'version' };
@@ -285,6 +307,26 @@ function storeLocation(given: GivenFlags, env: Env): StoreLocation {
   return { engine: 'postgres', url: databaseUrl, dataDir };
 }
 
+/** The format an import file's name suggests; --format says it otherwise. */
+function formatOfFile(file: string): string {
+  const extension = path.extname(file).toLowerCase();
+  const byExtension: Readonly<Record<string, string>> = { '.json': 'json', '.ics': 'ics', '.zip': 'todoist' };
+  const format = byExtension[extension];
+  if (format === undefined) {
+    throw new ConfigError(`cannot tell the format of ${file} by its name: give --format json, ics or todoist`);
+  }
+  return format;
+}
+
+function metricsListener(given: GivenFlags, env: Env): ServeConfig['metrics'] {
+  const port = setting(given, 'metrics-port', env);
+  if (port === undefined || port === 'off') return null;
+  return {
+    host: setting(given, 'metrics-host', env) ?? '127.0.0.1',
+    port: wholeNumber(port, '--metrics-port', 0, 65535),
+  };
+}
+
 function serveConfig(given: GivenFlags, env: Env, debug: boolean): ServeConfig {
   const certFile = setting(given, 'tls-cert', env);
   const keyFile = setting(given, 'tls-key', env);
@@ -312,6 +354,8 @@ function serveConfig(given: GivenFlags, env: Env, debug: boolean): ServeConfig {
     ),
     rateLimitPerSecond: rateLimit(setting(given, 'rate-limit', env)),
     signup: switchSetting(given, 'signup', env),
+    metrics: metricsListener(given, env),
+    drainDelaySeconds: wholeNumber(setting(given, 'drain-delay', env) ?? '0', '--drain-delay', 0, 3600),
   };
 }
 
@@ -417,6 +461,29 @@ export function parseCommand(argv: readonly string[], env: Env): Command {
       const token: TokenSource = given.on('token-stdin') ? { fromStdin: true } : { fromStdin: false, value: arg };
       return Object.freeze({ command: 'token-revoke', debug, store: store(), token });
     }
+    case 'export':
+      return Object.freeze({
+        command: 'export',
+        debug,
+        store: store(),
+        username: arg,
+        format: oneOf(text('format') ?? 'json', ['json', 'ics'] as const, '--format'),
+      });
+    case 'import': {
+      const file = path.resolve(args[1] ?? '');
+      return Object.freeze({
+        command: 'import',
+        debug,
+        store: store(),
+        username: arg,
+        file,
+        format: oneOf(text('format') ?? formatOfFile(file), ['json', 'ics', 'todoist'] as const, '--format'),
+        dryRun: given.on('dry-run'),
+      });
+    }
+    case 'backup':
+    case 'restore':
+      return Object.freeze({ command: name, debug, store: store(), file: path.resolve(arg) });
     default:
       // The other commands on the store (accounts, tokens, OAuth clients) read their flags in cli/auth-commands.ts.
       return routedToStore();

@@ -10,6 +10,10 @@ import { describeListenFailure, describeStoreFailure, explained } from './startu
 import { requireWritableDataFolder } from './store/data-folder.js';
 import { openMigrated } from './store/open.js';
 import { loadWebApp } from './http/web-app.js';
+import { ServiceMetrics } from './http/metrics/metrics.js';
+import { listenForMetrics } from './http/metrics/server.js';
+import { Readiness } from './http/readiness.js';
+import { storeUsageReader } from './store/usage.js';
 
 /** Where `npm run build` puts the web app: dist/web, beside this file's dist/src. */
 const WEB_BUILD_DIR = fileURLToPath(new URL('../web/', import.meta.url));
@@ -41,7 +45,12 @@ export async function serve(config: ServeConfig): Promise<void> {
   if (webApp === null) log.warn({ dir: WEB_BUILD_DIR }, 'the web app is not built: run npm run build to serve it at /');
 
   const services = buildServices(store, { signup: config.signup });
+  const metrics = config.metrics === null ? undefined : new ServiceMetrics();
+  metrics?.watchStore(storeUsageReader(config.store, store));
+  const readiness = new Readiness();
   const app = await buildApp({
+    ...(metrics === undefined ? {} : { metrics }),
+    readiness,
     webApp,
     services,
     log,
@@ -56,9 +65,12 @@ export async function serve(config: ServeConfig): Promise<void> {
     try {
       const purged = await store.purge(now - config.retentionDays * MICROS_PER_DAY);
       if (purged > 0) log.info({ purged }, 'purged deleted records past retention');
+      metrics?.purgedRecords.inc(purged);
       await store.forgetKept(now - IDEMPOTENCY_WINDOW_MICROS);
       await services.signIn.forgetOld();
+      metrics?.purgeRuns.inc({ outcome: 'ok' });
     } catch (error) {
+      metrics?.purgeRuns.inc({ outcome: 'failed' });
       log.warn({ err: error }, 'purge failed; will try again');
     }
   };
@@ -70,13 +82,30 @@ export async function serve(config: ServeConfig): Promise<void> {
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'stopping: finishing requests in flight');
+    // /readyz answers 503 from here on, so that a load balancer stops sending new requests
+    // before the listener closes.
+    readiness.drain();
+    log.info({ signal, drainDelaySeconds: config.drainDelaySeconds }, 'stopping: finishing requests in flight');
     clearInterval(purgeTimer);
+    if (config.drainDelaySeconds > 0)
+      await new Promise((resolve) => setTimeout(resolve, config.drainDelaySeconds * 1000));
     await app.close();
+    await metricsListener?.close();
     await store.close();
     log.info('stopped');
     process.exit(0);
   };
+  const metricsAt = config.metrics;
+  const metricsListener =
+    metricsAt === null || metrics === undefined
+      ? undefined
+      : await explained(
+          () => listenForMetrics(metrics, metricsAt.host, metricsAt.port),
+          (error) => describeListenFailure(metricsAt.host, metricsAt.port, error),
+        ).catch(async (error: unknown) => {
+          await store.close();
+          throw error;
+        });
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 
@@ -99,6 +128,9 @@ export async function serve(config: ServeConfig): Promise<void> {
       engine: store.engine,
       tls: !config.http,
       maintenance: config.maintenance,
+      ...(metricsListener === undefined || metricsAt === null
+        ? {}
+        : { metrics: `http://${metricsAt.host}:${metricsListener.port}/metrics` }),
       stop: `Ctrl-C, or kill -TERM ${process.pid}`,
     },
     'task-service listening',

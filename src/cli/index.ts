@@ -11,8 +11,11 @@ import { openMigrated } from '../store/open.js';
 import { UsernameTakenError } from '../domain/errors.js';
 import { storeWork } from './auth-commands.js';
 
-/** The commands that work on the store (all but serve and the terminal client's). */
-type AdminCommand = Exclude<Command, { command: 'serve' | 'help' | 'version' | 'client' }>;
+/**
+ * The commands that work on the store (all but serve, the terminal client's, and backup and
+ * restore, which copy the store's file).
+ */
+type AdminCommand = Exclude<Command, { command: 'serve' | 'help' | 'version' | 'client' | 'backup' | 'restore' }>;
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -101,6 +104,16 @@ async function runAdmin(command: AdminCommand): Promise<void> {
         await accounts.revokeToken(await tokenFrom(command.token));
         console.error('token revoked');
         return;
+      case 'export': {
+        const { runExport } = await import('./portability-commands.js');
+        await runExport(store, command);
+        return;
+      }
+      case 'import': {
+        const { runImport } = await import('./portability-commands.js');
+        await runImport(store, command);
+        return;
+      }
     }
   } finally {
     await store.close();
@@ -128,6 +141,13 @@ async function run(command: Command): Promise<void> {
       // Loaded only for the terminal client, which needs nothing of the server.
       const { runClient } = await import('./client/main.js');
       await runClient(command);
+      return;
+    }
+    case 'backup':
+    case 'restore': {
+      // Not runAdmin: these copy the store's file and must not open (or migrate) it as a store.
+      const { runBackupCommand } = await import('./backup-commands.js');
+      await runBackupCommand(command);
       return;
     }
     default:

@@ -25,6 +25,9 @@ import { queryWithoutToken } from './wire/reqdata.js';
 import { registerWebAuth } from './auth-pages/scope.js';
 import { registerOpenApiRoutes } from './openapi/routes.js';
 import { registerWebApp, type WebAppFiles } from './web-app.js';
+import { registerMetricsHooks } from './metrics/hooks.js';
+import type { Refusal, ServiceMetrics } from './metrics/metrics.js';
+import type { Readiness } from './readiness.js';
 
 export interface AppDeps {
   readonly services: Services;
@@ -47,6 +50,10 @@ export interface AppDeps {
   readonly webAuth?: boolean;
   /** The built web app served at `/` (docs/web.md); null or absent: not served. */
   readonly webApp?: WebAppFiles | null;
+  /** Figures for `GET /metrics` (served on a port of its own); absent: nothing is counted. */
+  readonly metrics?: ServiceMetrics;
+  /** Draining turns `GET /readyz` to 503; absent: ready while the store answers. */
+  readonly readiness?: Readiness;
 }
 
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -229,6 +236,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Every body is taken as bytes; the routes decide (E005, gzip, E001) in the contract's order.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
+  // First, so that requests refused by the hooks below are counted too.
+  if (deps.metrics !== undefined) registerMetricsHooks(app, deps.metrics);
+  const refuse = (reason: Refusal): WireError => {
+    deps.metrics?.refuse(reason);
+    return WireError.unavailable();
+  };
+
   const shedder = new LoadShedder(deps.loadLimits ?? DEFAULT_LOAD_LIMITS);
   shedder.start();
   const bodyWaits = new BodyWaits(deps.bodyWaitLimits ?? DEFAULT_BODY_WAIT_LIMITS);
@@ -240,7 +254,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   const gate: Gate = {
     accounts: deps.services.accounts,
-    limiter: deps.rateLimitPerSecond ? new TokenRateLimiter(deps.rateLimitPerSecond) : null,
+    limiter: deps.rateLimitPerSecond
+      ? new TokenRateLimiter(deps.rateLimitPerSecond, () => deps.metrics?.refuse('rate_limit'))
+      : null,
   };
 
   app.addHook('onRequest', async (request, reply) => {
@@ -249,15 +265,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     markUncacheable(request, reply);
     if (deps.maintenance && request.url.startsWith('/v1')) throw WireError.maintenance();
     if (!hasBody(request.raw)) {
-      if (!shedder.enter()) throw WireError.unavailable();
+      if (!shedder.enter()) throw refuse('load');
       reply.raw.once('close', () => shedder.leave());
       return;
     }
-    if (!shedder.accepts()) throw WireError.unavailable();
+    if (!shedder.accepts()) throw refuse('load');
     if (!bodyWaits.enter(request.raw, carriesCredential(request))) {
       // The body is not read: the connection cannot carry another request after this answer.
       void reply.header('connection', 'close');
-      throw WireError.unavailable();
+      throw refuse('body_wait');
     }
     reply.raw.once('close', () => bodyWaits.leave(request.raw));
   });
@@ -266,7 +282,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('preValidation', async (request, reply) => {
     if (!hasBody(request.raw)) return;
     bodyWaits.leave(request.raw);
-    if (!shedder.enterWithBody()) throw WireError.unavailable();
+    if (!shedder.enterWithBody()) throw refuse('load');
     reply.raw.once('close', () => shedder.leave());
   });
 
@@ -301,6 +317,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   app.get('/healthz', async (_request, reply) => {
+    await deps.services.health();
+    return sendJson(reply, HEALTH_OK);
+  });
+
+  // Liveness: the process answers. Readiness: it is not draining and its store answers.
+  app.get('/livez', async (_request, reply) => sendJson(reply, HEALTH_OK));
+  app.get('/readyz', async (_request, reply) => {
+    if (deps.readiness?.draining === true) throw WireError.unavailable();
     await deps.services.health();
     return sendJson(reply, HEALTH_OK);
   });

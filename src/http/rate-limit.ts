@@ -6,7 +6,11 @@ export class TokenRateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
   private lastSweep = Date.now();
 
-  constructor(private readonly perSecond: number) {}
+  constructor(
+    private readonly perSecond: number,
+    /** Told of each request refused, for the metrics. */
+    private readonly onRefused: () => void = () => undefined,
+  ) {}
 
   /** True when the credential may make one more request now. */
   admit(credential: string): boolean {
@@ -16,7 +20,10 @@ export class TokenRateLimiter {
     bucket.tokens = Math.min(this.perSecond, bucket.tokens + ((now - bucket.at) / 1000) * this.perSecond);
     bucket.at = now;
     this.buckets.set(credential, bucket);
-    if (bucket.tokens < 1) return false;
+    if (bucket.tokens < 1) {
+      this.onRefused();
+      return false;
+    }
     bucket.tokens -= 1;
     return true;
   }

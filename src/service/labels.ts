@@ -10,6 +10,8 @@ import { withinQuota } from './storage-quota.js';
 import { DEFAULT_STORAGE_QUOTA, type StorageQuota } from '../domain/storage-quota.js';
 import { writeOnce, type WriteRequest } from './idempotency.js';
 import { newRecordId } from './ids.js';
+import type { ImportChange } from './tasks.js';
+import { sameContext, sameProject } from '../domain/unchanged.js';
 
 /** How a client's change applies to each named kind. */
 const MERGE: {
@@ -98,6 +100,36 @@ async function showOnTasks<K extends NamedKind>(tx: WriteTx, kind: K, touched: T
       if (rewritten % TASKS_PER_TURN === 0) await nextTurn();
     }
   }
+}
+
+/** Whether writing `draft` over `stored` would change nothing, per kind. */
+const UNCHANGED: {
+  readonly [K in NamedKind]: (stored: RecordsByKind[K], draft: DraftsByKind[K]) => boolean;
+} = {
+  project: sameProject,
+  context: sameContext,
+};
+
+/**
+ * An import's projects or contexts, in the caller's transaction, by the same rules as `upsert`;
+ * one that would not change is not written.
+ */
+export async function importLabels<K extends NamedKind>(
+  tx: WriteTx,
+  kind: K,
+  inputs: readonly LabelInput[],
+): Promise<ImportChange[]> {
+  const touched = new TouchedLabels<K>();
+  const changes = await applyEach(inputs, true, async (input): Promise<ImportChange> => {
+    const existing = input.id === undefined ? undefined : await tx.get(kind, input.id);
+    if (existing !== undefined && UNCHANGED[kind](existing, MERGE[kind](existing, input, existing.id))) {
+      return 'unchanged';
+    }
+    await upsertOne(tx, kind, input, touched);
+    return existing === undefined ? 'created' : 'updated';
+  });
+  await showOnTasks(tx, kind, touched);
+  return changes;
 }
 
 async function upsertOne<K extends NamedKind>(

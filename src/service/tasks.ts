@@ -1,7 +1,8 @@
 import type { Account } from '../domain/account.js';
 import { DomainError, invalid } from '../domain/errors.js';
 import type { NamedKind, WriteOutcome } from '../domain/sync.js';
-import type { Label, LabelRef, Task, TaskInput } from '../domain/task.js';
+import type { Label, LabelRef, Task, TaskDraft, TaskInput } from '../domain/task.js';
+import { sameTask } from '../domain/unchanged.js';
 import { mergeTask } from '../domain/task-rules.js';
 import type { Store, WriteTx } from '../store/store.js';
 import { applyEach } from './apply-each.js';
@@ -36,14 +37,39 @@ export class TaskService {
 }
 
 async function upsertOne(tx: WriteTx, zone: string, input: TaskInput): Promise<Task> {
+  const { draft } = await draftOf(tx, zone, input);
+  return tx.put('task', draft);
+}
+
+/** What an import did to one record. */
+export type ImportChange = 'created' | 'updated' | 'unchanged';
+
+/**
+ * An import's tasks, in the caller's transaction, by the same rules as `upsert` (labels by name
+ * found or made, every check of mergeTask); a task that would not change is not written, so
+ * importing the same file again changes nothing, not even a change number.
+ */
+export async function importTasks(tx: WriteTx, zone: string, inputs: readonly TaskInput[]): Promise<ImportChange[]> {
+  return applyEach(inputs, true, async (input): Promise<ImportChange> => {
+    const { existing, draft } = await draftOf(tx, zone, input);
+    if (existing !== undefined && sameTask(existing, draft)) return 'unchanged';
+    await tx.put('task', draft);
+    return existing === undefined ? 'created' : 'updated';
+  });
+}
+
+async function draftOf(
+  tx: WriteTx,
+  zone: string,
+  input: TaskInput,
+): Promise<{ existing: Task | undefined; draft: TaskDraft }> {
   const existing = input.id === undefined ? undefined : await tx.get('task', input.id);
   if (input.ifRev !== undefined && existing?.rev !== input.ifRev) {
     throw new DomainError({ kind: 'conflict', record: 'task', id: input.id ?? '' });
   }
   const project = await resolveLabel(tx, 'project', input.project, existing?.project ?? null);
   const context = await resolveLabel(tx, 'context', input.context, existing?.context ?? null);
-  const draft = mergeTask(existing, input, { newId: newRecordId(), zone, project, context });
-  return tx.put('task', draft);
+  return { existing, draft: mergeTask(existing, input, { newId: newRecordId(), zone, project, context }) };
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
- * The OpenAPI 3.1 document of the service (`GET /openapi.json`): every /v1 operation, /healthz,
- * the two routes that serve the document, and sign-in and OAuth (oauth-paths.ts). Schemas come from components.ts (generated from the
+ * The OpenAPI 3.1 document of the service (`GET /openapi.json`): every /v1 operation, /healthz
+ * (/livez, /readyz), the two routes that serve the document, and sign-in and OAuth (oauth-paths.ts).
+ * Schemas come from components.ts (generated from the
  * server's own zod schemas); this file says only which operation takes and answers which.
  */
 import { KEY_MAX } from '../idempotency-key.js';
@@ -181,6 +182,25 @@ const SERVICE_PATHS: Record<string, JsonSchema> = {
       tags: ['service'],
       summary: 'Whether the store answers; needs no credential',
       responses: { '200': jsonAnswer('The store answers.', componentRef('Health')), ...errorResponses(ALWAYS) },
+    },
+  },
+  '/livez': {
+    get: {
+      operationId: 'liveness',
+      tags: ['service'],
+      summary: 'Whether the process answers at all; needs no credential',
+      responses: { '200': jsonAnswer('The process answers.', componentRef('Health')), ...errorResponses(ALWAYS) },
+    },
+  },
+  '/readyz': {
+    get: {
+      operationId: 'readiness',
+      tags: ['service'],
+      summary: 'Whether to send this process requests: E503 while it drains (SIGTERM) or its store does not answer',
+      responses: {
+        '200': jsonAnswer('Ready: not draining, and the store answers.', componentRef('Health')),
+        ...errorResponses(ALWAYS),
+      },
     },
   },
   '/openapi.json': {

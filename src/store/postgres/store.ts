@@ -41,6 +41,11 @@ export class PostgresStore implements Store {
     this.auth = new PostgresAuthStore(pool);
   }
 
+  /** This process's connections, for the metrics: open, idle, and requests waiting for one. */
+  poolUsage(): { readonly total: number; readonly idle: number; readonly waiting: number } {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
+  }
+
   migrate(): Promise<void> {
     return guarded(() => applyMigrations(this.pool));
   }

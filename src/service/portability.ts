@@ -1,0 +1,268 @@
+import type { Account, SettingsPatch } from '../domain/account.js';
+import { DomainError } from '../domain/errors.js';
+import type { LabelInput } from '../domain/label.js';
+import type {
+  PortableAccount,
+  PortableContext,
+  PortableProject,
+  PortableSettings,
+  PortableTask,
+} from '../domain/portable.js';
+import type { RecordsByKind, SyncKind } from '../domain/sync.js';
+import type { TaskInput } from '../domain/task.js';
+import type { Store, WriteTx } from '../store/store.js';
+import { AdminError } from './accounts.js';
+import { importLabels } from './labels.js';
+import { SettingsService } from './settings.js';
+import { importTasks, type ImportChange } from './tasks.js';
+
+/** Records per transaction of an import: each commits on its own, none holds the account long. */
+export const IMPORT_BATCH_SIZE = 500;
+
+export interface ChangeCounts {
+  created: number;
+  updated: number;
+  unchanged: number;
+}
+
+export interface ImportReport {
+  readonly dryRun: boolean;
+  readonly settingsChanged: boolean;
+  readonly projects: ChangeCounts;
+  readonly contexts: ChangeCounts;
+  readonly tasks: ChangeCounts;
+  readonly unmapped: readonly string[];
+}
+
+export interface ImportOptions {
+  /** Work out what would change, in one transaction that is then rolled back. */
+  readonly dryRun: boolean;
+  /** Told after each batch: records done, of how many. */
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+/** A dry run's work, thrown to roll its transaction back with the report in hand. */
+class DryRunFinished extends Error {
+  constructor(readonly report: ImportReport) {
+    super('dry run finished');
+  }
+}
+
+function counts(): ChangeCounts {
+  return { created: 0, updated: 0, unchanged: 0 };
+}
+
+function tally(into: ChangeCounts, changes: readonly ImportChange[]): void {
+  for (const change of changes) into[change] += 1;
+}
+
+function batches<T>(items: readonly T[]): T[][] {
+  const result: T[][] = [];
+  for (let start = 0; start < items.length; start += IMPORT_BATCH_SIZE) {
+    result.push(items.slice(start, start + IMPORT_BATCH_SIZE));
+  }
+  return result;
+}
+
+function projectInput(project: PortableProject): LabelInput {
+  return { id: project.id, name: project.name, notes: project.notes, archived: project.archived, deleted: null };
+}
+
+function contextInput(context: PortableContext): LabelInput {
+  return { id: context.id, name: context.name, deleted: null };
+}
+
+function taskInput(task: PortableTask): TaskInput {
+  return { ...task, deleted: null };
+}
+
+/** The settings that differ from the account's, or null when none does. */
+function settingsPatch(account: Account, settings: PortableSettings | undefined): SettingsPatch | null {
+  if (settings === undefined) return null;
+  const patch: { -readonly [K in keyof SettingsPatch]: SettingsPatch[K] } = {};
+  if (settings.nickname !== undefined && settings.nickname !== account.nickname) patch.nickname = settings.nickname;
+  if (settings.timezone !== undefined && settings.timezone !== account.timezone) patch.timezone = settings.timezone;
+  if (settings.language !== undefined && settings.language !== account.language) patch.language = settings.language;
+  if (settings.weekStart !== undefined && settings.weekStart !== account.weekStart)
+    patch.weekStart = settings.weekStart;
+  return Object.keys(patch).length === 0 ? null : patch;
+}
+
+/** One step of an import: a batch of one kind, applied in a transaction given to it. */
+interface ImportStep {
+  readonly what: 'project' | 'context' | 'task';
+  /** Where the batch starts among the file's records of its kind. */
+  readonly offset: number;
+  readonly ids: readonly string[];
+  apply(tx: WriteTx, zone: string): Promise<void>;
+}
+
+/** The steps of one kind: its records in batches, each applied by `apply`. */
+function stepsOf<T extends { readonly id: string }>(
+  what: ImportStep['what'],
+  records: readonly T[],
+  apply: (tx: WriteTx, zone: string, batch: readonly T[]) => Promise<void>,
+): ImportStep[] {
+  return batches(records).map((batch, index) => ({
+    what,
+    offset: index * IMPORT_BATCH_SIZE,
+    ids: batch.map((record) => record.id),
+    apply: (tx, zone) => apply(tx, zone, batch),
+  }));
+}
+
+/**
+ * Export and import of one account's data, per account, for the command line: the live records
+ * (tombstones left out) out, and records in through the same rules as the API's writes.
+ */
+export class PortabilityService {
+  private readonly settings: SettingsService;
+
+  constructor(private readonly store: Store) {
+    this.settings = new SettingsService(store);
+  }
+
+  private async account(username: string): Promise<Account> {
+    const account = await this.store.findAccount(username);
+    if (account === undefined) throw new AdminError(`no user named ${username}`);
+    return account;
+  }
+
+  /** The account's time zone, in which a file's dates without a zone are read. */
+  async zoneOf(username: string): Promise<string> {
+    return (await this.account(username)).timezone;
+  }
+
+  /** Every live record of the account, and its settings. */
+  async exportAccount(username: string): Promise<{ account: Account; data: PortableAccount }> {
+    const account = await this.account(username);
+    const projects = await this.live(account.id, 'project');
+    const contexts = await this.live(account.id, 'context');
+    const tasks = await this.live(account.id, 'task');
+    return {
+      account,
+      data: {
+        settings: {
+          nickname: account.nickname,
+          timezone: account.timezone,
+          language: account.language,
+          weekStart: account.weekStart,
+        },
+        projects: projects.map((project) => ({
+          id: project.id,
+          name: project.name,
+          notes: project.notes,
+          archived: project.archived,
+        })),
+        contexts: contexts.map((context) => ({ id: context.id, name: context.name })),
+        tasks: tasks.map((task) => ({
+          id: task.id,
+          title: task.title,
+          notes: task.notes,
+          attribute: task.attribute,
+          allDay: task.allDay,
+          startAt: task.startAt,
+          endAt: task.endAt,
+          completed: task.completed,
+          trashed: task.trashed,
+          project: task.project === null ? null : { id: task.project.id },
+          context: task.context === null ? null : { id: task.context.id },
+          tags: task.tags,
+          priority: task.priority,
+          repeater: task.repeater,
+        })),
+        unmapped: [],
+      },
+    };
+  }
+
+  private async live<K extends SyncKind>(accountId: number, kind: K): Promise<RecordsByKind[K][]> {
+    const snapshot = await this.store.list(accountId, kind, { includeDeleted: false });
+    const records: RecordsByKind[K][] = [];
+    try {
+      for (let batch = await snapshot.nextBatch(); batch !== null; batch = await snapshot.nextBatch()) {
+        records.push(...batch);
+      }
+    } finally {
+      await snapshot.close();
+    }
+    return records;
+  }
+
+  /**
+   * Sets the account's records to the file's: settings first, then projects, contexts and tasks,
+   * in transactions of at most IMPORT_BATCH_SIZE records. Records that would not change are not
+   * written, so an import run twice changes nothing the second time. A dry run does all of it in
+   * one transaction and rolls it back.
+   */
+  async importAccount(username: string, data: PortableAccount, options: ImportOptions): Promise<ImportReport> {
+    let account = await this.account(username);
+    const patch = settingsPatch(account, data.settings);
+    if (patch !== null && !options.dryRun) account = await this.settings.update(account.id, patch);
+    const zone = patch?.timezone ?? account.timezone;
+
+    const report = {
+      dryRun: options.dryRun,
+      settingsChanged: patch !== null,
+      projects: counts(),
+      contexts: counts(),
+      tasks: counts(),
+      unmapped: data.unmapped,
+    };
+    const steps: ImportStep[] = [
+      ...stepsOf('project', data.projects, async (tx, _zone, batch) =>
+        tally(report.projects, await importLabels(tx, 'project', batch.map(projectInput))),
+      ),
+      ...stepsOf('context', data.contexts, async (tx, _zone, batch) =>
+        tally(report.contexts, await importLabels(tx, 'context', batch.map(contextInput))),
+      ),
+      ...stepsOf('task', data.tasks, async (tx, taskZone, batch) =>
+        tally(report.tasks, await importTasks(tx, taskZone, batch.map(taskInput))),
+      ),
+    ];
+    const total = steps.reduce((sum, step) => sum + step.ids.length, 0);
+    let done = 0;
+    const run = async (tx: WriteTx, step: ImportStep): Promise<void> => {
+      try {
+        await step.apply(tx, zone);
+      } catch (error) {
+        throw explained(error, step, options.dryRun);
+      }
+      done += step.ids.length;
+      options.onProgress?.(done, total);
+    };
+
+    if (options.dryRun) {
+      try {
+        await this.store.write(account.id, async (tx) => {
+          for (const step of steps) await run(tx, step);
+          throw new DryRunFinished(report);
+        });
+      } catch (error) {
+        if (error instanceof DryRunFinished) return error.report;
+        throw error;
+      }
+    }
+    for (const step of steps) await this.store.write(account.id, (tx) => run(tx, step));
+    return report;
+  }
+}
+
+/**
+ * A refused record, said as the operator can act on it: which record of the file (its place
+ * among the records of its kind, and its id), which field, and why.
+ */
+function explained(error: unknown, step: ImportStep, dryRun: boolean): unknown {
+  if (!(error instanceof DomainError)) return error;
+  const problem = error.problem;
+  const after = dryRun ? '' : ' (the batches before it were imported; fix the file and run it again)';
+  if (problem.kind !== 'invalid') return new AdminError(`the import was refused: ${problem.kind}${after}`);
+  const placed = /^\[(\d+)\]\.(.*)$/.exec(problem.field);
+  const index = Number(placed?.[1] ?? 0);
+  const field = placed?.[2] ?? problem.field;
+  const reason = problem.reason === undefined ? '' : `: ${problem.reason}`;
+  return new AdminError(
+    `the import was refused at ${step.what} ${step.offset + index + 1} of the file ` +
+      `(id ${step.ids[index] ?? '?'}), ${field}${reason}${after}`,
+  );
+}

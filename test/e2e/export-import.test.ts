@@ -1,0 +1,213 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { contextList, projectList, taskList, type WireTask } from '../../src/http/wire/shapes.js';
+import type { TestDatabase } from '../support/postgres.js';
+import { newAccount, storeFlags, type StoreArgs } from './support/accounts.js';
+import { makeStore, ENGINES } from './support/auth-server.js';
+import { oauth, request } from './support/http.js';
+import {
+  cleanUpProcesses,
+  E2E_TEST_TIMEOUT_MS,
+  makeTempDir,
+  runCli,
+  startServe,
+  type ServeProcess,
+} from './support/processes.js';
+import { bodyOf, taskArraySchema } from './support/wire.js';
+import { todoistBackup } from '../support/todoist-backup.js';
+
+const databases: TestDatabase[] = [];
+
+/** The record without the named fields. */
+function omit(record: object, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([key]) => !keys.includes(key)));
+}
+
+/** What a listing shows of a record, without the stamps the importing store gives anew. */
+const STAMPS = ['created', 'updated', 'rev'];
+
+function shown(task: WireTask): Record<string, unknown> {
+  return omit(task, STAMPS);
+}
+
+/** Tasks of every kind the formats must carry, in a zone with daylight saving time. */
+const TASKS = [
+  { id: 'plain-1', title: 'Plain & <simple>', notes: 'line one\nline two, with "quotes"' },
+  {
+    id: 'dst-timed',
+    title: 'Across the clock change',
+    start_at: '2026-03-29 01:30:00 +0100',
+    end_at: '2026-03-29 04:15:00 +0200',
+    project: 'Home',
+    context: 'Phone',
+    tags: ['errand', 'urgent'],
+    priority: 3,
+  },
+  { id: 'all-day', title: 'All day', all_day: true, start_at: '2026-10-25 00:00:00 +0200', priority: 1 },
+  {
+    id: 'repeats',
+    title: 'Every Monday',
+    start_at: '2026-03-30 09:00:00 +0200',
+    repeater: 'FREQ=WEEKLY;BYDAY=MO',
+    attribute: 'plan',
+    project: 'Work',
+  },
+  { id: 'done', title: 'Done already', completed: '2026-02-01 12:00:00 +0100', priority: 2 },
+  { id: 'binned', title: 'In the trash', trashed: '2026-02-02 08:00:00 +0100', attribute: 'next' },
+];
+
+describe.each(ENGINES)('export and import on %s', { timeout: E2E_TEST_TIMEOUT_MS * 2 }, (engine) => {
+  let store: StoreArgs;
+  let server: ServeProcess;
+  let folder: string;
+  const tokens = new Map<string, string>();
+
+  afterAll(async () => {
+    await cleanUpProcesses();
+    await Promise.all(databases.map((database) => database.drop()));
+  });
+
+  const get = async (username: string, what: 'tasks' | 'projects' | 'contexts', query = '') =>
+    request(server.origin, { path: `/v1/${what}${query}`, headers: oauth(tokens.get(username) ?? '') });
+  const tasksOf = async (username: string): Promise<WireTask[]> =>
+    bodyOf(await get(username, 'tasks'), taskList).entries.sort((a, b) => a.id.localeCompare(b.id));
+
+  const account = async (username: string): Promise<void> => {
+    tokens.set(username, await newAccount(store, username, ['--timezone', 'Europe/Berlin']));
+  };
+  const cli = (args: readonly string[]) => runCli([...args, ...storeFlags(store)], { timeoutMs: 30_000 });
+
+  it('exports lossless JSON and imports it into an empty account as the same listing', async () => {
+    const made = await makeStore(engine);
+    if (made.database !== undefined) databases.push(made.database);
+    store = made.store;
+    folder = await makeTempDir('export');
+    await account('source');
+    server = await startServe({
+      dataDir: store.dataDir,
+      http: true,
+      ...(store.databaseUrl === undefined ? {} : { databaseUrl: store.databaseUrl }),
+    });
+    const token = tokens.get('source') ?? '';
+    bodyOf(await request(server.origin, { path: '/v1/tasks', headers: oauth(token), body: TASKS }), taskArraySchema);
+    await request(server.origin, {
+      path: '/v1/projects',
+      headers: oauth(token),
+      body: { name: 'Archived one', notes: 'kept', archived: '2026-01-01 00:00:00 +0100' },
+    });
+
+    const exported = await cli(['export', 'source']);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stderr).toContain(`${TASKS.length} tasks`);
+    const file = path.join(folder, 'source.json');
+    writeFileSync(file, exported.stdout);
+
+    await account('copy');
+    const imported = await cli(['import', 'copy', file]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toContain(`tasks: ${TASKS.length} created, 0 updated, 0 unchanged`);
+
+    expect((await tasksOf('copy')).map(shown)).toEqual((await tasksOf('source')).map(shown));
+    const projectsOf = async (username: string) =>
+      bodyOf(await get(username, 'projects'), projectList)
+        .entries.sort((a, b) => a.id.localeCompare(b.id))
+        .map((project) => omit(project, STAMPS));
+    expect(await projectsOf('copy')).toEqual(await projectsOf('source'));
+    const contextNames = async (username: string) =>
+      bodyOf(await get(username, 'contexts'), contextList).entries.map((context) => [context.id, context.name]);
+    expect(await contextNames('copy')).toEqual(await contextNames('source'));
+  });
+
+  it('changes nothing when the same file is imported again, not even a change number', async () => {
+    const before = bodyOf(await get('copy', 'tasks'), taskList);
+    const again = await cli(['import', 'copy', path.join(folder, 'source.json')]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain(`tasks: 0 created, 0 updated, ${TASKS.length} unchanged`);
+    expect(again.stdout).toContain('projects: 0 created, 0 updated, 3 unchanged');
+    const since = bodyOf(await get('copy', 'tasks', `?cursor=${encodeURIComponent(before.cursor)}`), taskList);
+    expect(since.entries).toEqual([]);
+    expect(since.cursor).toBe(before.cursor);
+  });
+
+  it('says what a dry run would change and changes nothing', async () => {
+    await account('dry');
+    const dry = await cli(['import', 'dry', path.join(folder, 'source.json'), '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`tasks: ${TASKS.length} would be created`);
+    expect(await tasksOf('dry')).toEqual([]);
+  });
+
+  it('refuses a file with a record the API would refuse, naming the record and the field', async () => {
+    await account('refused');
+    const document = z
+      .looseObject({ tasks: z.array(z.looseObject({})).min(1) })
+      .parse(JSON.parse(readFileSync(path.join(folder, 'source.json'), 'utf8')));
+    const first = { ...document.tasks[0], project_id: null, context_id: null };
+    const bad = {
+      ...document,
+      projects: [],
+      contexts: [],
+      tasks: [
+        { ...first, id: 'fine' },
+        { ...first, id: 'backwards', start_at: '2026-05-02T10:00:00.000000Z', end_at: '2026-05-01T10:00:00.000000Z' },
+      ],
+    };
+    const file = path.join(folder, 'bad.json');
+    writeFileSync(file, JSON.stringify(bad));
+    const refused = await cli(['import', 'refused', file]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('task 2 of the file (id backwards), end_at: before start_at');
+    expect(await tasksOf('refused')).toEqual([]);
+  });
+
+  it('exports iCalendar and imports it back into the same tasks', async () => {
+    const exported = await cli(['export', 'source', '--format', 'ics']);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).toMatch(/^BEGIN:VCALENDAR\r\n/);
+    expect(exported.stdout).toContain('DTSTART;VALUE=DATE:20261025');
+    expect(exported.stdout).toContain('DTSTART:20260329T003000Z');
+    expect(exported.stdout).toContain('RRULE:FREQ=WEEKLY;BYDAY=MO');
+    const file = path.join(folder, 'source.ics');
+    writeFileSync(file, exported.stdout);
+
+    await account('fromics');
+    const imported = await cli(['import', 'fromics', file]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toContain(`tasks: ${TASKS.length} created`);
+    // Labels travel by name in iCalendar: the importing account makes its own ids for them.
+    const byName = (task: WireTask) => omit(task, [...STAMPS, 'project_id', 'context_id']);
+    expect((await tasksOf('fromics')).map(byName)).toEqual((await tasksOf('source')).map(byName));
+
+    const again = await cli(['import', 'fromics', file]);
+    expect(again.stdout).toContain(`tasks: 0 created, 0 updated, ${TASKS.length} unchanged`);
+  });
+
+  it('imports a Todoist backup, lists what it could not map, and changes nothing the second time', async () => {
+    const file = path.join(folder, 'todoist-backup.zip');
+    writeFileSync(file, todoistBackup());
+    await account('fromtodoist');
+    const dry = await cli(['import', 'fromtodoist', file, '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('tasks: 7 would be created');
+    expect(await tasksOf('fromtodoist')).toEqual([]);
+
+    const imported = await cli(['import', 'fromtodoist', file]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toContain('tasks: 7 created, 0 updated, 0 unchanged');
+    expect(imported.stdout).toContain('not mapped (4)');
+    expect(imported.stdout).toContain('section "Garden"');
+    const tasks = await tasksOf('fromtodoist');
+    const water = tasks.find((task) => task.title === 'Water the plants');
+    expect(water?.repeater).toBe('FREQ=WEEKLY;BYDAY=MO');
+    expect(water?.project).toBe('Home');
+    expect(water?.start_at).toBe('2026-11-30 00:00:00 +0100');
+
+    const before = bodyOf(await get('fromtodoist', 'tasks'), taskList);
+    const again = await cli(['import', 'fromtodoist', file]);
+    expect(again.stdout).toContain('tasks: 0 created, 0 updated, 7 unchanged');
+    const since = bodyOf(await get('fromtodoist', 'tasks', `?cursor=${encodeURIComponent(before.cursor)}`), taskList);
+    expect(since.entries).toEqual([]);
+  });
+});

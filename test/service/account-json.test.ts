@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { readAccountJson } from '../../src/service/formats/account-json.js';
+import { isoOfMicros, microsOfIso } from '../../src/service/formats/iso-micros.js';
+
+/** A version 1 export as the first release wrote it: every later release must still read it. */
+const VERSION_1 = {
+  format: 'task-service account',
+  version: 1,
+  exported: '2026-11-24T20:00:00.000000Z',
+  username: 'alice',
+  settings: { nickname: 'Alice', timezone: 'Europe/Berlin', language: 'en', week_start: 1 },
+  projects: [{ id: 'p1', name: 'Home', notes: '', archived: null }],
+  contexts: [{ id: 'c1', name: 'Phone' }],
+  tasks: [
+    {
+      id: 't1',
+      title: 'Call',
+      notes: '',
+      attribute: 'plan',
+      all_day: false,
+      start_at: '2026-03-29T07:30:00.000001Z',
+      end_at: null,
+      completed: null,
+      trashed: null,
+      project_id: 'p1',
+      context_id: 'c1',
+      tags: ['x'],
+      priority: 2,
+      repeater: 'FREQ=DAILY',
+    },
+  ],
+};
+
+describe('the account JSON', () => {
+  it('reads version 1, to the microsecond', () => {
+    const data = readAccountJson(JSON.stringify(VERSION_1));
+    expect(data.settings).toEqual({ nickname: 'Alice', timezone: 'Europe/Berlin', language: 'en', weekStart: 1 });
+    expect(data.tasks[0]?.startAt).toBe(Date.UTC(2026, 2, 29, 7, 30) * 1000 + 1);
+    expect(data.tasks[0]?.project).toEqual({ id: 'p1' });
+  });
+
+  it('refuses a newer version, and anything that is not an export, saying why', () => {
+    expect(() => readAccountJson(JSON.stringify({ ...VERSION_1, version: 2 }))).toThrow(/version 2 .* newer/);
+    expect(() => readAccountJson('{"tasks": []}')).toThrow(/not a task-service account export/);
+    expect(() => readAccountJson('nope')).toThrow(/not JSON/);
+    const bad = { ...VERSION_1, tasks: [{ ...VERSION_1.tasks[0], start_at: 'tomorrow' }] };
+    expect(() => readAccountJson(JSON.stringify(bad))).toThrow(/tasks\.0\.start_at/);
+  });
+
+  it('writes instants with six fractional digits and reads them back exactly', () => {
+    for (const micros of [0, 1, 999, 1_000_000, 1_774_769_400_123_456, -1]) {
+      expect(microsOfIso(isoOfMicros(micros))).toBe(micros);
+    }
+  });
+});
