@@ -79,11 +79,19 @@ function buildChecker(): Checker {
  */
 const checker = buildChecker();
 
-/** Whether a request path is served by the operation's path template (`{id}`: one or more characters). */
+/**
+ * Whether a request path is served by the operation's path template: a last `{id}` is one or more
+ * characters, `/` included (a /v1 record's id may hold one); a `{param}` before the end is one segment.
+ */
 function matches(template: string, path: string): boolean {
-  const brace = template.indexOf('{');
-  if (brace === -1) return template === path;
-  return path.startsWith(template.slice(0, brace)) && path.length > brace;
+  const pattern = template
+    .split(/(\{\w+\})/)
+    .map((part, index, parts) => {
+      if (!/^\{\w+\}$/.test(part)) return part.replace(/[.*+?^$()[\]\\|]/g, '\\$&');
+      return index === parts.length - 2 && parts[parts.length - 1] === '' ? '.+' : '[^/]+';
+    })
+    .join('');
+  return new RegExp(`^${pattern}$`).test(path);
 }
 
 /** The operation serving `method path`; `/v1/tasks/` (an empty id) is the listing, as the server treats it. */

@@ -1,15 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Account } from '../../domain/account.js';
 import type { SignInService } from '../../service/sign-in.js';
+import type { AccountErrorCode } from '../wire/account-shapes.js';
 import { JSON_CONTENT_TYPE } from '../wire/content-type.js';
+import { WireError } from '../wire/errors.js';
 import {
+  ACCOUNT_ERROR_STATUS,
   renderAccountError,
   renderAppToken,
   renderConnectedApps,
   renderMadeToken,
   renderSessionAnswer,
   renderTokenList,
-  type AccountErrorCode,
 } from '../wire/account.js';
 import { fieldsOf } from './form.js';
 import { guardForm, isCsrfFailure, type WebAuthDeps } from './page-reply.js';
@@ -19,15 +21,6 @@ import { sessionIdOf, setSessionCookie, signedInAccount } from './session-cookie
 function sendAccountJson(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).headers({ 'cache-control': 'no-store' }).type(JSON_CONTENT_TYPE).send(body);
 }
-
-const STATUS: Readonly<Record<AccountErrorCode, number>> = {
-  signed_out: 401,
-  forbidden: 403,
-  invalid: 400,
-  not_found: 404,
-  too_large: 413,
-  server_error: 500,
-};
 
 class AccountError extends Error {
   override name = 'AccountError';
@@ -67,8 +60,10 @@ export function registerAccountRoutes(scope: FastifyInstance, deps: WebAuthDeps)
 
   scope.setErrorHandler((error, request, reply) => {
     if (error instanceof AccountError) {
-      return sendAccountJson(reply, STATUS[error.code], renderAccountError(error.code, error.message));
+      return sendAccountJson(reply, ACCOUNT_ERROR_STATUS[error.code], renderAccountError(error.code, error.message));
     }
+    // A request the app's hooks refused (shed under load): the app's own answer, E503 with Retry-After.
+    if (error instanceof WireError) throw error;
     if (isCsrfFailure(error)) {
       const message = 'the request came from another site, or its CSRF token is missing or stale';
       return sendAccountJson(reply, 403, renderAccountError('forbidden', message));

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { AccountAccessService } from '../../service/account-access.js';
 import type { OAuthService } from '../../service/oauth.js';
 import type { SignInService } from '../../service/sign-in.js';
+import { WireError } from '../wire/errors.js';
 import { comesFromThisSite } from './form.js';
 import { errorPage } from './pages.js';
 
@@ -61,6 +62,8 @@ export function failedPage(
   request: FastifyRequest,
   reply: FastifyReply,
 ): FastifyReply {
+  // A request the app's hooks refused (shed under load): the app's own answer, E503 with Retry-After.
+  if (error instanceof WireError) throw error;
   if (isCsrfFailure(error)) {
     return sendPage(
       reply,

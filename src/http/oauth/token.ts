@@ -5,6 +5,7 @@ import { fieldsOf, originOf } from '../auth-pages/form.js';
 import { AUTH_RESULT_SCRIPT, authResultPage } from '../auth-pages/pages.js';
 import { sendPage, type WebAuthDeps } from '../auth-pages/page-reply.js';
 import { JSON_CONTENT_TYPE } from '../wire/content-type.js';
+import { WireError } from '../wire/errors.js';
 import { oauthErrorStatus, renderOAuthError } from '../wire/oauth-errors.js';
 import type { OAuthMetadataBody, OAuthTokenBody } from '../wire/oauth-shapes.js';
 
@@ -54,6 +55,8 @@ function sendOAuthError(reply: FastifyReply, error: OAuthError): FastifyReply {
 export function registerTokenRoutes(scope: FastifyInstance, deps: WebAuthDeps): void {
   scope.setErrorHandler((error, request, reply) => {
     if (error instanceof OAuthError) return sendOAuthError(reply, error);
+    // A request the app's hooks refused (shed under load): the app's own answer, E503 with Retry-After.
+    if (error instanceof WireError) throw error;
     const status = typeof error === 'object' && error !== null && 'statusCode' in error ? error.statusCode : undefined;
     if (typeof status === 'number' && status >= 400 && status < 500) {
       return sendOAuthError(reply, new OAuthError('invalid_request', 'the request could not be read'));

@@ -1,6 +1,7 @@
 /**
  * The OpenAPI 3.1 document of the service (`GET /openapi.json`): every /v1 operation, /healthz
- * (/livez, /readyz), the two routes that serve the document, and sign-in and OAuth (oauth-paths.ts).
+ * (/livez, /readyz), the two routes that serve the document, sign-in and OAuth (oauth-paths.ts),
+ * and the signed-in browser's account endpoints (account-paths.ts).
  * Schemas come from components.ts (generated from the
  * server's own zod schemas); this file says only which operation takes and answers which.
  */
@@ -17,6 +18,7 @@ import {
   type WriteName,
 } from './components.js';
 import { ALWAYS, errorResponses, V1_ALWAYS } from './errors.js';
+import { ACCOUNT_PATHS } from './account-paths.js';
 import { OAUTH_PATHS } from './oauth-paths.js';
 
 export const OPENAPI_VERSION = '3.1.0';
@@ -235,7 +237,7 @@ const DESCRIPTION = `The Doit.im v1 compatible API of Task Service.
 function allPaths(): Record<string, JsonSchema> {
   const paths: Record<string, JsonSchema> = {};
   for (const resource of RESOURCES) Object.assign(paths, resourcePaths(resource));
-  return Object.assign(paths, SETTINGS_PATHS, SERVICE_PATHS, OAUTH_PATHS);
+  return Object.assign(paths, SETTINGS_PATHS, SERVICE_PATHS, OAUTH_PATHS, ACCOUNT_PATHS);
 }
 
 function buildDocument(): JsonSchema {
@@ -254,6 +256,11 @@ function buildDocument(): JsonSchema {
         name: 'oauth',
         description:
           'The OAuth 2 authorization server: how a client gets a token for a person. Errors are `{"error", "error_description"}`.',
+      },
+      {
+        name: 'account',
+        description:
+          'The signed-in browser\'s own endpoints (the web app\'s token, Settings): the session cookie, never a token; every POST form-encoded with the CSRF token. Refusals are `{"error", "message"}`.',
       },
     ],
     paths: allPaths(),
@@ -278,6 +285,19 @@ function buildDocument(): JsonSchema {
           scheme: 'basic',
           description:
             'A confidential client at the token and revocation endpoints: its id and secret (or `client_secret` in the form).',
+        },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'task_session',
+          description: 'The session cookie signing in sets (`/login`); the `/account` endpoints answer to it alone.',
+        },
+        csrf: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-CSRF-Token',
+          description:
+            'The `csrf` of `GET /account/session` (checked against the `task_csrf` cookie that answer sets), or the same in the form field `_csrf`. A cross-site `Origin` or `Sec-Fetch-Site` is refused besides.',
         },
       },
     },
