@@ -5,7 +5,7 @@
  */
 import { ACCOUNT_ERROR_STATUS } from '../wire/account.js';
 import type { AccountErrorCode } from '../wire/account-shapes.js';
-import { componentRef, type JsonSchema } from './components.js';
+import { componentRef, type AnswerName, type JsonSchema, type WriteName } from './components.js';
 import { errorResponses } from './errors.js';
 
 const FORM_CONTENT = 'application/x-www-form-urlencoded';
@@ -19,7 +19,7 @@ const NO_STORE = {
   'Cache-Control': { description: 'Always `no-store`.', schema: { const: 'no-store' } },
 };
 
-function answer(description: string, schemaName: string): JsonSchema {
+function answer(description: string, schemaName: AnswerName): JsonSchema {
   return { description, headers: NO_STORE, content: { 'application/json': { schema: componentRef(schemaName) } } };
 }
 
@@ -54,7 +54,7 @@ const POST_ALWAYS: Record<string, JsonSchema> = {
   ...refusal('too_large', 'the request body is too large.'),
 };
 
-function form(schemaName: string, required: boolean): JsonSchema {
+function form(schemaName: WriteName, required: boolean): JsonSchema {
   return { required, content: { [FORM_CONTENT]: { schema: componentRef(schemaName) } } };
 }
 
@@ -66,23 +66,27 @@ function revoked(description: string): JsonSchema {
   return { description, headers: NO_STORE };
 }
 
-function get(operationId: string, summary: string, answers: Record<string, JsonSchema>): JsonSchema {
-  return { get: { operationId, tags: ['account'], summary, security: SESSION, responses: { ...answers, ...ALWAYS } } };
+/** A GET: the session cookie alone, and the refusals any request can meet. */
+function readOperation(operationId: string, summary: string, answers: Record<string, JsonSchema>): JsonSchema {
+  return { operationId, tags: ['account'], summary, security: SESSION, responses: { ...answers, ...ALWAYS } };
 }
 
-function post(operation: JsonSchema, answers: Record<string, JsonSchema>): JsonSchema {
+/** A POST: the session cookie and the CSRF token, and the refusals any form can meet. */
+function formOperation(operation: JsonSchema, answers: Record<string, JsonSchema>): JsonSchema {
   return { tags: ['account'], security: SESSION_AND_CSRF, ...operation, responses: { ...answers, ...POST_ALWAYS } };
 }
 
 export const ACCOUNT_PATHS: Record<string, JsonSchema> = {
-  '/account/session': get('account_session', 'Who is signed in, and the CSRF token for the POSTs', {
-    '200': answer(
-      'The account and a CSRF token (it also sets the `task_csrf` cookie the token is checked against).',
-      'AccountSession',
-    ),
-  }),
+  '/account/session': {
+    get: readOperation('account_session', 'Who is signed in, and the CSRF token for the POSTs', {
+      '200': answer(
+        'The account and a CSRF token (it also sets the `task_csrf` cookie the token is checked against).',
+        'AccountSession',
+      ),
+    }),
+  },
   '/account/app-token': {
-    post: post(
+    post: formOperation(
       {
         operationId: 'account_app_token',
         summary: "A token for the web app, bound to this browser's session",
@@ -92,7 +96,7 @@ export const ACCOUNT_PATHS: Record<string, JsonSchema> = {
     ),
   },
   '/account/password': {
-    post: post(
+    post: formOperation(
       {
         operationId: 'account_password',
         summary: 'Change the password: this browser gets a new session, every other session ends',
@@ -111,10 +115,10 @@ export const ACCOUNT_PATHS: Record<string, JsonSchema> = {
     ),
   },
   '/account/tokens': {
-    ...get('account_tokens', "The person's own live tokens", {
+    get: readOperation('account_tokens', "The person's own live tokens", {
       '200': answer('The tokens, never their secrets.', 'AccountTokenList'),
     }),
-    post: post(
+    post: formOperation(
       {
         operationId: 'account_make_token',
         summary: 'Make a personal token',
@@ -127,7 +131,7 @@ export const ACCOUNT_PATHS: Record<string, JsonSchema> = {
     ),
   },
   '/account/tokens/{id}/revoke': {
-    post: post(
+    post: formOperation(
       {
         operationId: 'account_revoke_token',
         summary: 'Revoke one of the personal tokens',
@@ -140,11 +144,13 @@ export const ACCOUNT_PATHS: Record<string, JsonSchema> = {
       },
     ),
   },
-  '/account/apps': get('account_apps', 'The OAuth clients the account allowed', {
-    '200': answer('The clients, with the latest use of their tokens.', 'AccountAppList'),
-  }),
+  '/account/apps': {
+    get: readOperation('account_apps', 'The OAuth clients the account allowed', {
+      '200': answer('The clients, with the latest use of their tokens.', 'AccountAppList'),
+    }),
+  },
   '/account/apps/{id}/revoke': {
-    post: post(
+    post: formOperation(
       {
         operationId: 'account_revoke_app',
         summary: 'Disconnect an app: revoke every token the account gave it, and forget the consent',
