@@ -32,11 +32,13 @@ import {
   accountErrorBody,
   accountSession,
   appTokenAnswer,
+  connectedApp,
   connectedAppList,
   csrfOnlyForm,
   madeToken,
   makeTokenForm,
   passwordForm,
+  personalToken,
   personalTokenList,
 } from '../wire/account-shapes.js';
 
@@ -101,8 +103,10 @@ const ANSWERS = {
   AccountError: accountErrorBody,
   AccountSession: accountSession,
   AccountAppToken: appTokenAnswer,
+  AccountToken: personalToken,
   AccountTokenList: personalTokenList,
   AccountMadeToken: madeToken,
+  AccountApp: connectedApp,
   AccountAppList: connectedAppList,
 };
 
