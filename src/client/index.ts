@@ -37,7 +37,16 @@ export {
   type OAuthTokens,
   type Pkce,
 } from './oauth.js';
-export { parseQuickAdd, quickAddTask, type QuickAdd, type QuickAddToken } from './quick-add.js';
+export {
+  parseQuickAdd,
+  quickAddStartDate,
+  quickAddTask,
+  withoutToken,
+  type QuickAdd,
+  type QuickAddPlace,
+  type QuickAddToken,
+  type StartDay,
+} from './quick-add.js';
 export type {
   Context,
   ContextWrite,
