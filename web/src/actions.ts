@@ -1,8 +1,8 @@
 /** What a person can do to tasks, as changes handed to the sync engine (which queues and sends them). */
+import { formatWireDate, quickAddTask, type QuickAdd } from '../../src/client/index.js';
 import type { Box, Task, TaskBody } from './api.ts';
-import { formatWireDate, startOfDay } from './dates.ts';
+import { startOfDay } from './dates.ts';
 import { randomId } from './ids.ts';
-import { quickAddTask, type QuickAdd } from '../../src/client/quick-add.js';
 import { contexts, projects, route, today, zone } from './state.ts';
 import type { SyncEngine } from './sync.ts';
 import { BOX_VIEWS } from './views.ts';
@@ -19,7 +19,7 @@ function send(body: TaskBody): void {
 
 /** Midnight of a day in the account's zone, as the wire writes it. */
 export function wireDay(day: string): string {
-  return formatWireDate(startOfDay(day, zone.value), zone.value);
+  return formatWireDate(new Date(startOfDay(day, zone.value)), zone.value);
 }
 
 /** Adds a quick-add text's task to the current view's box, project or context, tokens applied. */
@@ -49,7 +49,7 @@ export function addTask(parsed: QuickAdd): string {
 
 /** Ticks or unticks a task; the server moves a repeating task instead of completing it. */
 export function setCompleted(task: Task, done: boolean): void {
-  send({ id: task.id, completed: done ? formatWireDate(Date.now(), zone.value) : null });
+  send({ id: task.id, completed: done ? formatWireDate(new Date(), zone.value) : null });
 }
 
 /** Saves fields edited in the details panel, checked against the version shown. */
@@ -58,9 +58,9 @@ export function edit(task: Task, fields: Omit<TaskBody, 'id' | 'if_rev'>): void 
 }
 
 export function setTrashed(task: Task, trashed: boolean): void {
-  send({ id: task.id, trashed: trashed ? formatWireDate(Date.now(), zone.value) : null });
+  send({ id: task.id, trashed: trashed ? formatWireDate(new Date(), zone.value) : null });
 }
 
 export function deleteTask(task: Task): void {
-  send({ id: task.id, deleted: formatWireDate(Date.now(), zone.value) });
+  send({ id: task.id, deleted: formatWireDate(new Date(), zone.value) });
 }

@@ -1,5 +1,5 @@
 import { useComputed, useSignal } from '@preact/signals';
-import { parseQuickAdd, quickAddStartDate, withoutToken, type QuickAddToken } from '../../../src/client/quick-add.js';
+import { parseQuickAdd, quickAddStartDate, withoutToken, type QuickAddToken } from '../../../src/client/index.js';
 import { addTask } from '../actions.ts';
 import { selectedId, today } from '../state.ts';
 
