@@ -29,6 +29,8 @@ const WALLS = {
       allowTypeImports: true,
     },
   ],
+  // The web app is a client like any other: of ours it may use the SDK, nothing of the server.
+  'web/src/**': [layer('(domain|service|store|http|cli|config|main)', 'web/ reaches the server through the SDK only')],
 };
 
 export default tseslint.config(

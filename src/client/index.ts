@@ -37,7 +37,16 @@ export {
   type OAuthTokens,
   type Pkce,
 } from './oauth.js';
-export { parseQuickAdd, quickAddTask, type QuickAdd, type QuickAddToken } from './quick-add.js';
+export {
+  parseQuickAdd,
+  quickAddStartDate,
+  quickAddTask,
+  withoutToken,
+  type QuickAdd,
+  type QuickAddPlace,
+  type QuickAddToken,
+  type StartDay,
+} from './quick-add.js';
 export type {
   Context,
   ContextWrite,
@@ -76,8 +85,18 @@ export interface ListOptions {
   readonly limit?: number;
 }
 
-function newIdempotencyKey(): string {
-  return globalThis.crypto.randomUUID();
+/** How a write is sent. */
+export interface WriteOptions {
+  /**
+   * The write's Idempotency-Key, for a caller that keeps the write and may send it again later
+   * (a queue kept across reloads): the service applies it once however often it arrives.
+   * Default: a new key, the same on every retry of this call.
+   */
+  readonly idempotencyKey?: string;
+}
+
+function keyOf(options: WriteOptions): string {
+  return options.idempotencyKey ?? globalThis.crypto.randomUUID();
 }
 
 /** The calls of one synced resource: `client.tasks`, `client.projects`, `client.contexts`. */
@@ -121,15 +140,16 @@ export class Records<K extends SyncKind> {
   }
 
   /** Creates or updates one record (only the fields given change); retried safely. */
-  async save(write: WriteOf[K]): Promise<RecordOf[K]> {
-    return this.decode(await this.client.post(`v1/${this.kind}`, encodeWrite(write, this.client.timeZone)));
+  async save(write: WriteOf[K], options: WriteOptions = {}): Promise<RecordOf[K]> {
+    return this.decode(await this.client.post(`v1/${this.kind}`, encodeWrite(write, this.client.timeZone), options));
   }
 
   /** Creates or updates several in one transaction (all or nothing), in order; retried safely. */
-  async saveMany(writes: readonly WriteOf[K][]): Promise<RecordOf[K][]> {
+  async saveMany(writes: readonly WriteOf[K][], options: WriteOptions = {}): Promise<RecordOf[K][]> {
     const answer = await this.client.post(
       `v1/${this.kind}`,
       writes.map((write) => encodeWrite(write, this.client.timeZone)),
+      options,
     );
     return entriesOf(answer).map((entry) => this.decode(entry));
   }
@@ -174,8 +194,8 @@ export class TaskServiceClient {
   }
 
   /** @internal A keyed POST: one Idempotency-Key for every attempt of this write. */
-  post(path: string, body: unknown): Promise<unknown> {
-    return this.transport.send({ method: 'POST', path, body, idempotencyKey: newIdempotencyKey() });
+  post(path: string, body: unknown, options: WriteOptions = {}): Promise<unknown> {
+    return this.transport.send({ method: 'POST', path, body, idempotencyKey: keyOf(options) });
   }
 
   /** The account's settings; its zone becomes the one Dates are written in, unless one was given. */
@@ -185,9 +205,12 @@ export class TaskServiceClient {
     );
   }
 
-  async updateSettings(write: SettingsWrite): Promise<Settings> {
+  async updateSettings(write: SettingsWrite, options: WriteOptions = {}): Promise<Settings> {
     return this.remember(
-      decodeRecord<Settings>(await this.post('v1/settings', encodeWrite(write, this.timeZone)), DATE_FIELDS.settings),
+      decodeRecord<Settings>(
+        await this.post('v1/settings', encodeWrite(write, this.timeZone), options),
+        DATE_FIELDS.settings,
+      ),
     );
   }
 

@@ -1,24 +1,27 @@
 /**
  * Quick add (WEB.md section 1): a line of text with tokens, each a word starting with its
- * character: `#Project`, `@context`, `*tag`, `!1`..`!3` (priority), `^today`, `^tomorrow`,
- * `^YYYY-MM-DD`, `^mon`..`^sun` (start date: Scheduled), `^someday` (Someday), `~next` /
- * `~waiting` (box). Text in double quotes is never a token. The title is the text without its
- * tokens, otherwise unchanged. The one parser of the web app and the terminal client.
+ * character: `#Project`, `@context` (the context keeps its `@`, as the contract's `@home`),
+ * `*tag`, `!1`..`!3` (priority), `^today`, `^tomorrow`, `^YYYY-MM-DD`, `^mon`..`^sun` (start
+ * date: Scheduled), `^someday` (Someday), `~next` / `~waiting` (box). Text in double quotes is
+ * never a token. The title is the text without its tokens, otherwise unchanged. The one parser of
+ * the web app and the terminal client.
  */
 import type { TaskWrite } from './records.js';
 
-export type QuickAddToken =
-  | { readonly kind: 'project'; readonly raw: string; readonly name: string }
-  | { readonly kind: 'context'; readonly raw: string; readonly name: string }
-  | { readonly kind: 'tag'; readonly raw: string; readonly name: string }
-  | { readonly kind: 'priority'; readonly raw: string; readonly priority: 1 | 2 | 3 }
-  /** `date`: `YYYY-MM-DD`; or a day relative to today, resolved by quickAddTask. */
-  | {
-      readonly kind: 'start';
-      readonly raw: string;
-      readonly day: 'today' | 'tomorrow' | Weekday | { readonly date: string };
-    }
-  | { readonly kind: 'box'; readonly raw: string; readonly box: 'noplan' | 'next' | 'waiting' };
+/** What a token means, without where it was written. */
+type TokenMeaning =
+  | { readonly kind: 'project'; readonly name: string }
+  | { readonly kind: 'context'; readonly name: string }
+  | { readonly kind: 'tag'; readonly name: string }
+  | { readonly kind: 'priority'; readonly priority: 1 | 2 | 3 }
+  /** `date`: `YYYY-MM-DD`; or a day relative to today, resolved by quickAddStartDate. */
+  | { readonly kind: 'start'; readonly day: StartDay }
+  | { readonly kind: 'box'; readonly box: 'noplan' | 'next' | 'waiting' };
+
+/** A token as written: `raw` its text, `at` where it starts in the text (for removing a chip). */
+export type QuickAddToken = TokenMeaning & { readonly raw: string; readonly at: number };
+
+export type StartDay = 'today' | 'tomorrow' | Weekday | { readonly date: string };
 
 export interface QuickAdd {
   readonly title: string;
@@ -42,39 +45,46 @@ function isCalendarDate(text: string): boolean {
   return date.getUTCMonth() === Number(match[2]) - 1 && date.getUTCDate() === Number(match[3]);
 }
 
-/** The token a word is, or undefined when it is title text. */
-function tokenOf(word: string): QuickAddToken | undefined {
+/** What a word means as a token, or undefined when it is title text. */
+function meaningOf(word: string): TokenMeaning | undefined {
   if (word.includes('"')) return undefined;
   const rest = word.slice(1);
   switch (word[0]) {
     case '#':
-      return rest === '' ? undefined : { kind: 'project', raw: word, name: rest };
+      return rest === '' ? undefined : { kind: 'project', name: rest };
     case '@':
-      return rest === '' ? undefined : { kind: 'context', raw: word, name: rest };
+      return rest === '' ? undefined : { kind: 'context', name: word };
     case '*':
-      return rest === '' ? undefined : { kind: 'tag', raw: word, name: rest };
+      return rest === '' ? undefined : { kind: 'tag', name: rest };
     case '!':
-      if (rest === '1') return { kind: 'priority', raw: word, priority: 1 };
-      if (rest === '2') return { kind: 'priority', raw: word, priority: 2 };
-      return rest === '3' ? { kind: 'priority', raw: word, priority: 3 } : undefined;
+      if (rest === '1') return { kind: 'priority', priority: 1 };
+      if (rest === '2') return { kind: 'priority', priority: 2 };
+      return rest === '3' ? { kind: 'priority', priority: 3 } : undefined;
     case '^': {
       const day = rest.toLowerCase();
-      if (day === 'someday') return { kind: 'box', raw: word, box: 'noplan' };
-      if (day === 'today' || day === 'tomorrow' || isWeekday(day)) return { kind: 'start', raw: word, day };
-      return isCalendarDate(rest) ? { kind: 'start', raw: word, day: { date: rest } } : undefined;
+      if (day === 'someday') return { kind: 'box', box: 'noplan' };
+      if (day === 'today' || day === 'tomorrow' || isWeekday(day)) return { kind: 'start', day };
+      return isCalendarDate(rest) ? { kind: 'start', day: { date: rest } } : undefined;
     }
     case '~': {
       const box = rest.toLowerCase();
-      return box === 'next' || box === 'waiting' ? { kind: 'box', raw: word, box } : undefined;
+      return box === 'next' || box === 'waiting' ? { kind: 'box', box } : undefined;
     }
     default:
       return undefined;
   }
 }
 
+interface Word {
+  /** The white space before it. */
+  readonly space: string;
+  readonly word: string;
+  readonly at: number;
+}
+
 /** The words of the text with the space before each; a double-quoted stretch is part of one word. */
-function wordsOf(text: string): { space: string; word: string }[] {
-  const words: { space: string; word: string }[] = [];
+function wordsOf(text: string): Word[] {
+  const words: Word[] = [];
   let index = 0;
   while (index < text.length) {
     const start = index;
@@ -86,7 +96,7 @@ function wordsOf(text: string): { space: string; word: string }[] {
       if (text.charAt(index) === '"') quoted = !quoted;
       index += 1;
     }
-    if (index > wordStart) words.push({ space, word: text.slice(wordStart, index) });
+    if (index > wordStart) words.push({ space, word: text.slice(wordStart, index), at: wordStart });
   }
   return words;
 }
@@ -94,12 +104,21 @@ function wordsOf(text: string): { space: string; word: string }[] {
 export function parseQuickAdd(text: string): QuickAdd {
   const tokens: QuickAddToken[] = [];
   let title = '';
-  for (const { space, word } of wordsOf(text)) {
-    const token = tokenOf(word);
-    if (token !== undefined) tokens.push(token);
+  for (const { space, word, at } of wordsOf(text)) {
+    const meaning = meaningOf(word);
+    if (meaning !== undefined) tokens.push({ ...meaning, raw: word, at });
     else title += (title === '' ? '' : space) + word;
   }
   return { title, tokens };
+}
+
+/** The text with one token cut out, with the white space before it (or after it, at the start): a chip removed. */
+export function withoutToken(text: string, token: QuickAddToken): string {
+  let from = token.at;
+  while (from > 0 && /\s/.test(text.charAt(from - 1))) from -= 1;
+  let to = token.at + token.raw.length;
+  if (from === 0) while (to < text.length && /\s/.test(text.charAt(to))) to += 1;
+  return text.slice(0, from) + text.slice(to);
 }
 
 function addDays(date: string, days: number): string {
@@ -108,29 +127,36 @@ function addDays(date: string, days: number): string {
   return day.toISOString().slice(0, 10);
 }
 
-/** The start date a token names, `today` being the account's date now (`YYYY-MM-DD`). */
-function startDateOf(day: Extract<QuickAddToken, { kind: 'start' }>['day'], today: string): string {
+/**
+ * The start date (`YYYY-MM-DD`) a `^` token names, `today` being the account's date now. A
+ * weekday is the coming such day, today included (`^tue` on a Tuesday is today).
+ */
+export function quickAddStartDate(day: StartDay, today: string): string {
   if (typeof day === 'object') return day.date;
   if (day === 'today') return today;
   if (day === 'tomorrow') return addDays(today, 1);
-  // The next such weekday after today: `^mon` on a Monday is next week's.
   const todayIndex = new Date(`${today}T00:00:00Z`).getUTCDay();
-  const ahead = (WEEKDAYS.indexOf(day) - todayIndex + 7) % 7 || 7;
-  return addDays(today, ahead);
+  return addDays(today, (WEEKDAYS.indexOf(day) - todayIndex + 7) % 7);
+}
+
+/** Where a quick add is made (the view it is typed in), unless its tokens say otherwise. */
+export interface QuickAddPlace {
+  readonly box?: 'inbox' | 'next' | 'plan' | 'noplan' | 'waiting';
+  readonly project?: string;
+  readonly context?: string;
 }
 
 /**
- * The task a quick add makes. `today` is the account's date now (`YYYY-MM-DD`); `box` the view's
- * box it is added in, unless a token says otherwise. Later tokens of a kind win, tags add up.
+ * The task a quick add makes. `today` is the account's date now (`YYYY-MM-DD`); `place` the box,
+ * project or context of the view it is added in, unless a token says otherwise. Later tokens of a
+ * kind win, tags add up. Scheduled needs a start: a task going there without one starts today.
  */
-export function quickAddTask(
-  parsed: QuickAdd,
-  today: string,
-  box?: 'inbox' | 'next' | 'noplan' | 'waiting',
-): TaskWrite {
+export function quickAddTask(parsed: QuickAdd, today: string, place: QuickAddPlace = {}): TaskWrite {
   const task: TaskWrite = { title: parsed.title };
   const tags: string[] = [];
-  if (box !== undefined) task.attribute = box;
+  if (place.box !== undefined) task.attribute = place.box;
+  if (place.project !== undefined) task.project = place.project;
+  if (place.context !== undefined) task.context = place.context;
   for (const token of parsed.tokens) {
     switch (token.kind) {
       case 'project':
@@ -146,7 +172,7 @@ export function quickAddTask(
         task.priority = token.priority;
         break;
       case 'start':
-        task.start_at = startDateOf(token.day, today);
+        task.start_at = quickAddStartDate(token.day, today);
         task.all_day = true;
         task.attribute = 'plan';
         break;
@@ -156,5 +182,9 @@ export function quickAddTask(
     }
   }
   if (tags.length > 0) task.tags = tags;
+  if (task.attribute === 'plan' && task.start_at === undefined) {
+    task.start_at = today;
+    task.all_day = true;
+  }
   return task;
 }

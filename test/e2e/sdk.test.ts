@@ -195,6 +195,24 @@ describe('the SDK against a real serve process', { timeout: E2E_TEST_TIMEOUT_MS 
     }
   });
 
+  it("sends the caller's own Idempotency-Key: the same write sent again later is applied once", async () => {
+    const { server, token } = await startAccount();
+    const proxy = await LossyProxy.start(server.port);
+    try {
+      // No retries here: the caller (a queue kept across reloads) sends the write again itself.
+      const client = new TaskServiceClient({ baseUrl: proxy.origin, token, retry: { retries: 0 } });
+      proxy.loseNextAnswer();
+      const lost = await client.tasks
+        .save({ title: 'queued once' }, { idempotencyKey: 'queued-change-1' })
+        .catch((caught: unknown) => caught);
+      expect(lost).toBeInstanceOf(Error);
+      const task = await client.tasks.save({ title: 'queued once' }, { idempotencyKey: 'queued-change-1' });
+      expect((await client.tasks.all()).map((entry) => entry.id)).toEqual([task.id]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('waits what Retry-After asks after E503, and raises typed errors it may not retry', async () => {
     const { server, token } = await startAccount({ args: ['--rate-limit', '1/s'] });
     const retries: { reason: string; attempt: number; delayMs: number }[] = [];

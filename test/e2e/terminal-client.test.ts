@@ -145,7 +145,7 @@ describe('the terminal client against a real serve process', { timeout: E2E_TEST
       {
         title: 'Buy milk & "eggs"',
         project: 'Home',
-        context: 'shop',
+        context: '@shop',
         tags: ['food'],
         priority: 2,
         start_at: '2030-01-14T15:00:00.000Z',
@@ -159,6 +159,7 @@ describe('the terminal client against a real serve process', { timeout: E2E_TEST
     ).toHaveLength(1);
     expect(ok(await client(['ls', '--project', 'home'])).split('\n')[0]).toContain('Buy milk');
     expect(ok(await client(['ls', '--context', '@shop'])).split('\n')[0]).toContain('Buy milk');
+    expect(ok(await client(['ls', '--context', 'Shop'])).split('\n')[0]).toContain('Buy milk');
     expect(ok(await client(['ls', 'someday']))).toContain('Read a book');
 
     const ambiguous = await client(['done', 'call']);

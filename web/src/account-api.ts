@@ -4,9 +4,8 @@
  * session cookie, never to a token; every POST is form-encoded and carries the CSRF token the
  * session answer gave. Strings arrive HTML-escaped and dates as wire dates, as from /v1.
  */
+import { parseWireDate, unescapeHtml } from '../../src/client/index.js';
 import { UnavailableError } from './api.ts';
-import { parseWireDate, parseWireDateOrNull } from './dates.ts';
-import { unescapeText } from './text.ts';
 
 export interface SessionInfo {
   /** The account's id, as `/v1/settings` gives it. */
@@ -60,7 +59,7 @@ function isObject(value: unknown): value is Json {
 function text(record: Json, field: string): string {
   const value = record[field];
   if (typeof value !== 'string') throw new Error(`expected text in ${field}`);
-  return unescapeText(value);
+  return unescapeHtml(value);
 }
 
 function scopeOf(record: Json): TokenScope {
@@ -71,7 +70,7 @@ function scopeOf(record: Json): TokenScope {
 
 function dateOrNull(record: Json, field: string): number | null {
   const value = record[field];
-  return parseWireDateOrNull(typeof value === 'string' ? value : null);
+  return typeof value === 'string' ? parseWireDate(value).getTime() : null;
 }
 
 function readToken(record: unknown): TokenEntry {
@@ -80,7 +79,7 @@ function readToken(record: unknown): TokenEntry {
     id: text(record, 'id'),
     name: text(record, 'name'),
     scope: scopeOf(record),
-    created: parseWireDate(text(record, 'created')),
+    created: parseWireDate(text(record, 'created')).getTime(),
     lastUsed: dateOrNull(record, 'last_used'),
     expires: dateOrNull(record, 'expires'),
   };
@@ -92,7 +91,7 @@ function readApp(record: unknown): ConnectedApp {
     clientId: text(record, 'client_id'),
     name: text(record, 'name'),
     scope: scopeOf(record),
-    allowed: parseWireDate(text(record, 'allowed')),
+    allowed: parseWireDate(text(record, 'allowed')).getTime(),
     lastUsed: dateOrNull(record, 'last_used'),
   };
 }
@@ -128,7 +127,7 @@ async function bodyOf(response: Response): Promise<unknown> {
   }
   if (!response.ok) {
     if (isObject(body) && typeof body['error'] === 'string' && typeof body['message'] === 'string') {
-      throw new AccountError(response.status, body['error'], unescapeText(body['message']));
+      throw new AccountError(response.status, body['error'], unescapeHtml(body['message']));
     }
     throw new UnavailableError(`HTTP ${response.status}`);
   }

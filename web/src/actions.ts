@@ -1,8 +1,8 @@
 /** What a person can do to tasks, as changes handed to the sync engine (which queues and sends them). */
+import { formatWireDate, quickAddTask, type QuickAdd } from '../../src/client/index.js';
 import type { Box, Task, TaskBody } from './api.ts';
-import { formatWireDate, startOfDay } from './dates.ts';
+import { startOfDay } from './dates.ts';
 import { randomId } from './ids.ts';
-import type { QuickAdd } from './quick-add.ts';
 import { contexts, projects, route, today, zone } from './state.ts';
 import type { SyncEngine } from './sync.ts';
 import { BOX_VIEWS } from './views.ts';
@@ -19,51 +19,37 @@ function send(body: TaskBody): void {
 
 /** Midnight of a day in the account's zone, as the wire writes it. */
 export function wireDay(day: string): string {
-  return formatWireDate(startOfDay(day, zone.value), zone.value);
+  return formatWireDate(new Date(startOfDay(day, zone.value)), zone.value);
 }
 
 /** Adds a quick-add text's task to the current view's box, project or context, tokens applied. */
 export function addTask(parsed: QuickAdd): string {
   const current = route.value;
-  let attribute: Box = 'inbox';
-  let project: string | null = null;
-  let context: string | null = null;
-  if (current.kind === 'box') attribute = BOX_VIEWS.find((view) => view.view === current.view)?.box ?? 'inbox';
-  if (current.kind === 'project') project = projects.value.get(current.id)?.name ?? null;
-  if (current.kind === 'context') context = contexts.value.get(current.id)?.name ?? null;
-  let startDay: string | null = null;
-  let boxToken: Box | null = null;
-  const tags: string[] = [];
-  let priority = 0;
-  for (const { chip } of parsed.tokens) {
-    if (chip.kind === 'project') project = chip.name;
-    else if (chip.kind === 'context') context = chip.name;
-    else if (chip.kind === 'tag') tags.push(chip.name);
-    else if (chip.kind === 'priority') priority = chip.priority;
-    else if (chip.kind === 'start') startDay = chip.day;
-    else boxToken = chip.box;
-  }
-  if (startDay !== null) attribute = 'plan';
-  if (boxToken !== null) attribute = boxToken;
-  // Scheduled needs a start: a task added there without one starts today.
-  if (attribute === 'plan' && startDay === null) startDay = today.value;
+  const place: { box?: Box; project?: string; context?: string } = { box: 'inbox' };
+  if (current.kind === 'box') place.box = BOX_VIEWS.find((view) => view.view === current.view)?.box ?? 'inbox';
+  const project = current.kind === 'project' ? projects.value.get(current.id)?.name : undefined;
+  const context = current.kind === 'context' ? contexts.value.get(current.id)?.name : undefined;
+  if (project !== undefined) place.project = project;
+  if (context !== undefined) place.context = context;
+  const task = quickAddTask(parsed, today.value, place);
   const id = randomId();
   send({
     id,
     title: parsed.title,
-    attribute,
-    ...(project === null ? {} : { project }),
-    ...(context === null ? {} : { context }),
-    ...(tags.length === 0 ? {} : { tags }),
-    ...(priority === 0 ? {} : { priority }),
-    ...(startDay === null ? {} : { start_at: wireDay(startDay), all_day: true }),
+    attribute: task.attribute ?? 'inbox',
+    ...(typeof task.project === 'string' ? { project: task.project } : {}),
+    ...(typeof task.context === 'string' ? { context: task.context } : {}),
+    ...(task.tags === undefined || task.tags === null ? {} : { tags: task.tags }),
+    ...(task.priority === undefined ? {} : { priority: task.priority }),
+    // quickAddTask gives a start as a calendar date (`YYYY-MM-DD`): midnight in the account's zone.
+    ...(typeof task.start_at === 'string' ? { start_at: wireDay(task.start_at), all_day: true } : {}),
   });
   return id;
 }
 
 /** Ticks or unticks a task; the server moves a repeating task instead of completing it. */
 export function setCompleted(task: Task, done: boolean): void {
-  send({ id: task.id, completed: done ? formatWireDate(Date.now(), zone.value) : null });
+  send({ id: task.id, completed: done ? formatWireDate(new Date(), zone.value) : null });
 }
 
 /** Saves fields edited in the details panel, checked against the version shown. */
@@ -72,9 +58,9 @@ export function edit(task: Task, fields: Omit<TaskBody, 'id' | 'if_rev'>): void 
 }
 
 export function setTrashed(task: Task, trashed: boolean): void {
-  send({ id: task.id, trashed: trashed ? formatWireDate(Date.now(), zone.value) : null });
+  send({ id: task.id, trashed: trashed ? formatWireDate(new Date(), zone.value) : null });
 }
 
 export function deleteTask(task: Task): void {
-  send({ id: task.id, deleted: formatWireDate(Date.now(), zone.value) });
+  send({ id: task.id, deleted: formatWireDate(new Date(), zone.value) });
 }

@@ -1,10 +1,21 @@
 /**
- * The app's only way to the server: one typed client for every call to /v1 (API.md). Strings are
- * unescaped once on the way in and sent back raw; dates travel as `YYYY-MM-DD HH:MM:SS +hhmm`
- * and live here as epoch milliseconds.
+ * The app's way to /v1: a thin adapter over the SDK (`src/client/`), which makes every call,
+ * unescapes strings once on the way in and parses the wire's dates. Here its records become the
+ * app's (dates as epoch milliseconds, camelCase), in this one place, and its failures the two
+ * the app tells apart: the service refused (`TaskServiceError`, with the retcode) or cannot be
+ * reached (`UnavailableError`: offline).
  */
-import { parseWireDate, parseWireDateOrNull } from './dates.ts';
-import { unescapeText } from './text.ts';
+import {
+  TaskServiceClient,
+  TaskServiceError,
+  type Context as SdkContext,
+  type Project as SdkProject,
+  type Settings as SdkSettings,
+  type Task as SdkTask,
+  type TaskWrite,
+} from '../../src/client/index.js';
+
+export { TaskServiceError } from '../../src/client/index.js';
 
 export type Box = 'inbox' | 'next' | 'plan' | 'noplan' | 'waiting';
 export const BOXES: readonly Box[] = ['inbox', 'next', 'plan', 'noplan', 'waiting'];
@@ -80,107 +91,72 @@ export interface Page<T> {
   readonly hasMore: boolean;
 }
 
-/** The service answered with its error body (`retcode`, `retmsg`). */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly retcode: string,
-    readonly retmsg: string,
-  ) {
-    super(`${retcode}: ${retmsg}`);
-  }
-}
-
 /** The server cannot be reached or is not serving (network gone, E502, E503): try again later. */
 export class UnavailableError extends Error {}
 
-type Json = Record<string, unknown>;
+export type RecordOf<K extends SyncedKind> = K extends 'tasks' ? Task : Label;
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+const millis = (date: Date | null): number | null => (date === null ? null : date.getTime());
 
-function text(record: Json, field: string): string {
-  const value = record[field];
-  if (typeof value !== 'string') throw new Error(`expected text in ${field}`);
-  return unescapeText(value);
-}
-
-function textOrNull(record: Json, field: string): string | null {
-  return record[field] === null || record[field] === undefined ? null : text(record, field);
-}
-
-function integer(record: Json, field: string): number {
-  const value = record[field];
-  if (typeof value !== 'number' || !Number.isInteger(value)) throw new Error(`expected an integer in ${field}`);
-  return value;
-}
-
-function instant(record: Json, field: string): number {
-  return parseWireDate(text(record, field));
-}
-
-function instantOrNull(record: Json, field: string): number | null {
-  return parseWireDateOrNull(textOrNull(record, field));
-}
-
-function boxOf(value: unknown): Box {
-  const box = BOXES.find((candidate) => candidate === value);
-  if (box === undefined) throw new Error(`unknown box ${String(value)}`);
-  return box;
-}
-
-export function readTask(record: unknown): Task {
-  if (!isObject(record)) throw new Error('expected a task');
-  const tags = record['tags'];
+function taskOf(task: SdkTask): Task {
   return {
-    id: text(record, 'id'),
-    title: text(record, 'title'),
-    notes: text(record, 'notes'),
-    attribute: boxOf(record['attribute']),
-    allDay: record['all_day'] === true,
-    startAt: instantOrNull(record, 'start_at'),
-    endAt: instantOrNull(record, 'end_at'),
-    completed: instantOrNull(record, 'completed'),
-    trashed: instantOrNull(record, 'trashed'),
-    deleted: instantOrNull(record, 'deleted'),
-    project: textOrNull(record, 'project'),
-    context: textOrNull(record, 'context'),
-    tags: Array.isArray(tags) ? tags.filter((tag): tag is string => typeof tag === 'string').map(unescapeText) : [],
-    priority: integer(record, 'priority'),
-    repeater: textOrNull(record, 'repeater'),
-    created: instant(record, 'created'),
-    updated: instant(record, 'updated'),
-    rev: integer(record, 'rev'),
+    id: task.id,
+    title: task.title,
+    notes: task.notes,
+    attribute: task.attribute,
+    allDay: task.all_day,
+    startAt: millis(task.start_at),
+    endAt: millis(task.end_at),
+    completed: millis(task.completed),
+    trashed: millis(task.trashed),
+    deleted: millis(task.deleted),
+    project: task.project,
+    context: task.context,
+    tags: task.tags,
+    priority: task.priority,
+    repeater: task.repeater,
+    created: task.created.getTime(),
+    updated: task.updated.getTime(),
+    rev: task.rev,
   };
 }
 
-export function readLabel(record: unknown): Label {
-  if (!isObject(record)) throw new Error('expected a project or context');
+function labelOf(label: SdkProject | SdkContext): Label {
+  return { id: label.id, name: label.name, deleted: millis(label.deleted), rev: label.rev };
+}
+
+function settingsOf(settings: SdkSettings): Settings {
   return {
-    id: text(record, 'id'),
-    name: text(record, 'name'),
-    deleted: instantOrNull(record, 'deleted'),
-    rev: integer(record, 'rev'),
+    id: settings.id,
+    username: settings.username,
+    nickname: settings.nickname,
+    timezone: settings.timezone,
+    weekStart: settings.week_start,
   };
 }
 
-function readSettings(record: unknown): Settings {
-  if (!isObject(record)) throw new Error('expected settings');
-  return {
-    id: text(record, 'id'),
-    username: text(record, 'username'),
-    nickname: text(record, 'nickname'),
-    timezone: text(record, 'timezone'),
-    weekStart: integer(record, 'week_start'),
-  };
+function writeOf({ tags, ...fields }: TaskBody): TaskWrite {
+  return tags === undefined ? fields : { ...fields, tags: [...tags] };
 }
 
-function readPage<T>(body: unknown, read: (record: unknown) => T): Page<T> {
-  if (!isObject(body) || !Array.isArray(body['entries'])) throw new Error('expected a list answer');
-  const cursor = body['cursor'];
-  if (typeof cursor !== 'string') throw new Error('expected a cursor');
-  return { entries: body['entries'].map(read), cursor, hasMore: body['has_more'] === true };
+/** fetch as the app wants it: never from the HTTP cache, and no answer at all means offline. */
+async function fetchFresh(input: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(input, { ...init, cache: 'no-store' });
+  } catch (error) {
+    throw new UnavailableError(error instanceof Error ? error.message : 'network error');
+  }
+}
+
+/** The SDK's refusals as the app reads them: E502, E503 and answers not from the service mean offline. */
+async function answerOf<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    if (error instanceof TaskServiceError && (error.retcode === null || error.status === 502 || error.status === 503))
+      throw new UnavailableError(`HTTP ${error.status}`);
+    throw error;
+  }
 }
 
 export interface ApiClient {
@@ -189,73 +165,43 @@ export interface ApiClient {
     query: { readonly cursor?: string; readonly limit?: number },
   ): Promise<Page<RecordOf<K>>>;
   getTask(id: string): Promise<Task>;
+  /** Sent with the queued change's own Idempotency-Key, so sending it again applies it once. */
   postTask(body: TaskBody, idempotencyKey: string): Promise<Task>;
   getSettings(): Promise<Settings>;
   postSettings(body: SettingsBody): Promise<Settings>;
 }
 
-export type RecordOf<K extends SyncedKind> = K extends 'tasks' ? Task : Label;
-
 /** `token` is asked for on every call, so a new sign-in needs no new client. */
 export function createApi(token: () => string | null): ApiClient {
-  async function call(
-    path: string,
-    init: { method: 'GET' | 'POST'; body?: unknown; idempotencyKey?: string },
-  ): Promise<unknown> {
-    const headers: Record<string, string> = { Authorization: `Bearer ${token() ?? ''}` };
-    if (init.body !== undefined) headers['Content-Type'] = 'application/json; charset=utf-8';
-    if (init.idempotencyKey !== undefined) headers['Idempotency-Key'] = init.idempotencyKey;
-    let response: Response;
-    try {
-      response = await fetch(`/v1/${path}`, {
-        method: init.method,
-        headers,
-        cache: 'no-store',
-        ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-      });
-    } catch (error) {
-      throw new UnavailableError(error instanceof Error ? error.message : 'network error');
-    }
-    if (response.status === 502 || response.status === 503) throw new UnavailableError(`HTTP ${response.status}`);
-    let body: unknown;
-    try {
-      body = await response.json();
-    } catch {
-      throw new UnavailableError(`HTTP ${response.status} without a JSON body`);
-    }
-    if (!response.ok) {
-      if (isObject(body) && typeof body['retcode'] === 'string' && typeof body['retmsg'] === 'string') {
-        throw new ApiError(response.status, body['retcode'], unescapeText(body['retmsg']));
-      }
-      throw new UnavailableError(`HTTP ${response.status}`);
-    }
-    return body;
-  }
+  // One attempt per call: the app's queue sends again, and says "offline" meanwhile. Dates go
+  // out already in the wire's form, so the client's zone is never used.
+  const client = (): TaskServiceClient =>
+    new TaskServiceClient({ baseUrl: location.origin, token: token() ?? '', fetch: fetchFresh, retry: { retries: 0 } });
 
-  function readerOf<K extends SyncedKind>(kind: K): (record: unknown) => RecordOf<K>;
-  function readerOf(kind: SyncedKind): (record: unknown) => Task | Label {
-    return kind === 'tasks' ? readTask : readLabel;
+  type Query = { readonly cursor?: string; readonly limit?: number };
+  function list<K extends SyncedKind>(kind: K, query: Query): Promise<Page<RecordOf<K>>>;
+  async function list(kind: SyncedKind, query: Query): Promise<Page<Task | Label>> {
+    if (kind === 'tasks') {
+      const page = await answerOf(client().tasks.list(query));
+      return { entries: page.entries.map(taskOf), cursor: page.cursor, hasMore: page.has_more };
+    }
+    const page = await answerOf(client()[kind].list(query));
+    return { entries: page.entries.map(labelOf), cursor: page.cursor, hasMore: page.has_more };
   }
 
   return {
-    async list(kind, query) {
-      const params = new URLSearchParams();
-      if (query.cursor !== undefined) params.set('cursor', query.cursor);
-      if (query.limit !== undefined) params.set('limit', String(query.limit));
-      const search = params.toString();
-      return readPage(await call(search === '' ? kind : `${kind}?${search}`, { method: 'GET' }), readerOf(kind));
-    },
+    list,
     async getTask(id) {
-      return readTask(await call(`tasks/${encodeURIComponent(id)}`, { method: 'GET' }));
+      return taskOf(await answerOf(client().tasks.get(id)));
     },
     async postTask(body, idempotencyKey) {
-      return readTask(await call('tasks', { method: 'POST', body, idempotencyKey }));
+      return taskOf(await answerOf(client().tasks.save(writeOf(body), { idempotencyKey })));
     },
     async getSettings() {
-      return readSettings(await call('settings', { method: 'GET' }));
+      return settingsOf(await answerOf(client().settings()));
     },
     async postSettings(body) {
-      return readSettings(await call('settings', { method: 'POST', body }));
+      return settingsOf(await answerOf(client().updateSettings(body)));
     },
   };
 }

@@ -1,6 +1,10 @@
 /** What a change will make of a task, shown at once while the change waits for the server. */
+import { parseWireDate } from '../../src/client/index.js';
 import type { Task, TaskBody } from './api.ts';
-import { parseWireDateOrNull } from './dates.ts';
+
+function instantOrNull(text: string | null): number | null {
+  return text === null ? null : parseWireDate(text).getTime();
+}
 
 function emptyLabel(name: string | null | undefined): string | null | undefined {
   return name === '' ? null : name;
@@ -36,11 +40,11 @@ export function applyChange(task: Task | undefined, body: TaskBody, now: number)
     ...(body.notes === undefined ? {} : { notes: body.notes }),
     ...(body.attribute === undefined ? {} : { attribute: body.attribute }),
     ...(body.all_day === undefined ? {} : { allDay: body.all_day }),
-    ...(body.start_at === undefined ? {} : { startAt: parseWireDateOrNull(body.start_at) }),
-    ...(body.end_at === undefined ? {} : { endAt: parseWireDateOrNull(body.end_at) }),
-    ...(body.completed === undefined ? {} : { completed: parseWireDateOrNull(body.completed) }),
-    ...(body.trashed === undefined ? {} : { trashed: parseWireDateOrNull(body.trashed) }),
-    ...(body.deleted === undefined ? {} : { deleted: parseWireDateOrNull(body.deleted) }),
+    ...(body.start_at === undefined ? {} : { startAt: instantOrNull(body.start_at) }),
+    ...(body.end_at === undefined ? {} : { endAt: instantOrNull(body.end_at) }),
+    ...(body.completed === undefined ? {} : { completed: instantOrNull(body.completed) }),
+    ...(body.trashed === undefined ? {} : { trashed: instantOrNull(body.trashed) }),
+    ...(body.deleted === undefined ? {} : { deleted: instantOrNull(body.deleted) }),
     ...(project === undefined ? {} : { project }),
     ...(context === undefined ? {} : { context }),
     ...(body.tags === undefined ? {} : { tags: [...new Set(body.tags)] }),

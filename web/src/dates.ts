@@ -1,21 +1,7 @@
 /**
- * Wire dates (`YYYY-MM-DD HH:MM:SS +hhmm`) to instants (epoch milliseconds) and back, and the
- * calendar arithmetic the app needs in the account's zone, with the browser's own Intl data.
+ * The calendar arithmetic the app needs in the account's zone, on instants (epoch
+ * milliseconds), with the browser's own Intl data. Wire dates are the SDK's to read and write.
  */
-
-const WIRE_DATE = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) ([+-])(\d{2})(\d{2})$/;
-
-export function parseWireDate(text: string): number {
-  const match = WIRE_DATE.exec(text);
-  if (match === null) throw new Error(`not a wire date: ${text}`);
-  const [y, mo, d, h, mi, s, sign, oh, om] = match.slice(1);
-  const offsetMinutes = (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om));
-  return Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) - offsetMinutes * 60_000;
-}
-
-export function parseWireDateOrNull(text: string | null): number | null {
-  return text === null ? null : parseWireDate(text);
-}
 
 /** A wall-clock reading in a zone. */
 export interface WallClock {
@@ -89,17 +75,6 @@ export function instantOf(
 
 const pad = (value: number, width = 2): string => String(value).padStart(width, '0');
 
-export function formatWireDate(instant: number, zone: string): string {
-  const wall = wallClock(instant, zone);
-  const offset = offsetMinutes(instant, zone);
-  const sign = offset < 0 ? '-' : '+';
-  const abs = Math.abs(offset);
-  return (
-    `${pad(wall.year, 4)}-${pad(wall.month)}-${pad(wall.day)} ${pad(wall.hour)}:${pad(wall.minute)}:${pad(wall.second)} ` +
-    `${sign}${pad(Math.floor(abs / 60))}${pad(abs % 60)}`
-  );
-}
-
 /** `YYYY-MM-DD` of an instant in a zone. */
 export function dayOf(instant: number, zone: string): string {
   const wall = wallClock(instant, zone);
@@ -123,11 +98,6 @@ export function addDays(day: string, days: number): string {
   const [year = 0, month = 1, date = 1] = day.split('-').map(Number);
   const moved = new Date(Date.UTC(year, month - 1, date + days));
   return `${pad(moved.getUTCFullYear(), 4)}-${pad(moved.getUTCMonth() + 1)}-${pad(moved.getUTCDate())}`;
-}
-
-export function isDay(text: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
-  return addDays(text, 0) === text;
 }
 
 /** "today", "tomorrow", "yesterday" or the date, with the time unless the task is all-day. */

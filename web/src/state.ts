@@ -1,7 +1,7 @@
 /** The app's state, as signals: the views read them, the sync engine and the actions write them. */
 import { computed, signal } from '@preact/signals';
 import type { Label, Settings, Task } from './api.ts';
-import { dayOf, wallClock } from './dates.ts';
+import { dayOf } from './dates.ts';
 import { currentToken } from './token.ts';
 import { countByBox, routeOf, rowsOf, searched, viewName, type Route } from './views.ts';
 
@@ -42,7 +42,6 @@ setInterval(() => (now.value = Date.now()), 60_000);
 
 export const zone = computed(() => settings.value?.timezone ?? 'UTC');
 export const today = computed(() => dayOf(now.value, zone.value));
-export const todayWeekday = computed(() => wallClock(now.value, zone.value).weekday);
 
 export const taskList = computed(() => [...tasks.value.values()]);
 export const counts = computed(() => countByBox(taskList.value));

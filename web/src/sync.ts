@@ -5,7 +5,7 @@
  * with its own Idempotency-Key, whenever the server can be reached.
  */
 import {
-  ApiError,
+  TaskServiceError,
   UnavailableError,
   type ApiClient,
   type Label,
@@ -132,7 +132,7 @@ export class SyncEngine {
     } catch (error) {
       if (this.stopped) return;
       if (error instanceof UnavailableError) online.value = false;
-      else if (error instanceof ApiError && error.retcode === 'E401') {
+      else if (error instanceof TaskServiceError && error.retcode === 'E401') {
         // Once per refusal: a new token refused again means something else is wrong.
         if (!this.renewed && (await this.renewToken())) {
           this.renewed = true;
@@ -184,7 +184,7 @@ export class SyncEngine {
         stored = await this.api.postTask(body, change.idempotencyKey);
         this.noteOwnRev(change, body, stored.rev);
       } catch (error) {
-        if (!(error instanceof ApiError) || error.retcode === 'E401') throw error;
+        if (!(error instanceof TaskServiceError) || error.retcode === 'E401') throw error;
         stored = await this.refused(change, error);
       }
       this.queue.shift();
@@ -204,12 +204,12 @@ export class SyncEngine {
   }
 
   /** A change the server refused is dropped; the task is read again and the person is told why. */
-  private async refused(change: QueuedChange, error: ApiError): Promise<Task | null> {
+  private async refused(change: QueuedChange, error: TaskServiceError): Promise<Task | null> {
     let fresh: Task | null = null;
     try {
       fresh = await this.api.getTask(change.body.id);
     } catch (reload) {
-      if (!(reload instanceof ApiError)) throw reload;
+      if (!(reload instanceof TaskServiceError)) throw reload;
     }
     const title = fresh?.title ?? change.body.title ?? 'the task';
     notice.value =
@@ -244,7 +244,7 @@ export class SyncEngine {
       try {
         page = await this.api.list(kind, cursor === undefined ? { limit: PAGE_SIZE } : { cursor, limit: PAGE_SIZE });
       } catch (error) {
-        if (error instanceof ApiError && error.retcode === 'E008' && !listedAgain) {
+        if (error instanceof TaskServiceError && error.retcode === 'E008' && !listedAgain) {
           // Too old to continue from: list everything again; queued changes stay queued.
           listedAgain = true;
           cursor = undefined;

@@ -90,11 +90,14 @@ async function login(credentials: Credentials, dir: string, output: Output, asJs
   else output.out(plain(`logged in to ${url} as ${settings.username} (${settings.timezone})`));
 }
 
-/** Tasks matching `--project` and `--context` (names compared case-insensitively; a leading # or @ is optional). */
+/**
+ * Tasks matching `--project` and `--context`: names compared case-insensitively, a leading # or @
+ * optional on either side (quick add keeps a context's `@`, other clients may not).
+ */
 function labelFilter(project: string | undefined, context: string | undefined): (task: Task) => boolean {
+  const bare = (name: string, mark: string): string => name.replace(new RegExp(`^\\${mark}`), '').toLowerCase();
   const same = (name: string | null, wanted: string | undefined, mark: string): boolean =>
-    wanted === undefined ||
-    (name !== null && name.toLowerCase() === wanted.replace(new RegExp(`^\\${mark}`), '').toLowerCase());
+    wanted === undefined || (name !== null && bare(name, mark) === bare(wanted, mark));
   return (task) => same(task.project, project, '#') && same(task.context, context, '@');
 }
 

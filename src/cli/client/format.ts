@@ -19,7 +19,8 @@ const PRIORITY_MARKS = ['', '!1', '!2', '!3'];
 export function taskLine(task: Task, zone: string): string {
   const details: string[] = [];
   if (task.project !== null) details.push(`#${task.project}`);
-  if (task.context !== null) details.push(`@${task.context}`);
+  // Quick add keeps a context's `@`; one named by another client gets it here.
+  if (task.context !== null) details.push(task.context.startsWith('@') ? task.context : `@${task.context}`);
   for (const tag of task.tags) details.push(`*${tag}`);
   if (task.priority > 0) details.push(PRIORITY_MARKS[task.priority] ?? '');
   if (task.start_at !== null) details.push(`^${calendarDateIn(task.start_at, zone)}`);

@@ -1,7 +1,8 @@
 import type { ComponentChildren } from 'preact';
+import { formatWireDate } from '../../../src/client/index.js';
 import { BOXES, type Task, type TaskBody } from '../api.ts';
 import { deleteTask, edit, setTrashed } from '../actions.ts';
-import { dayOf, formatWireDate, instantOf, timeOf } from '../dates.ts';
+import { dayOf, instantOf, timeOf } from '../dates.ts';
 import { openId, sortedContexts, sortedProjects, tasks, zone } from '../state.ts';
 import { BOX_NAMES } from '../views.ts';
 import { EditField } from './EditField.tsx';
@@ -31,7 +32,7 @@ function wireValue(value: string): string | null {
   if (match === null) return null;
   const [, year, month, day, hour = '0', minute = '0'] = match;
   return formatWireDate(
-    instantOf(Number(year), Number(month), Number(day), Number(hour), Number(minute), zone.value),
+    new Date(instantOf(Number(year), Number(month), Number(day), Number(hour), Number(minute), zone.value)),
     zone.value,
   );
 }
@@ -81,7 +82,7 @@ function DetailsForm({ task }: { readonly task: Task }) {
             // Scheduled needs a start: moving a task there without one starts it now.
             save(
               box === 'plan' && task.startAt === null
-                ? { attribute: box, start_at: formatWireDate(Date.now(), zone.value) }
+                ? { attribute: box, start_at: formatWireDate(new Date(), zone.value) }
                 : { attribute: box },
             );
           }}
@@ -128,7 +129,7 @@ function DetailsForm({ task }: { readonly task: Task }) {
             // repeating a task without one starts it now, as moving it to Scheduled does.
             save(
               repeater !== null && task.startAt === null && task.endAt === null
-                ? { repeater, start_at: formatWireDate(Date.now(), zone.value) }
+                ? { repeater, start_at: formatWireDate(new Date(), zone.value) }
                 : { repeater },
             );
           }}

@@ -1,12 +1,30 @@
 import { useComputed, useSignal } from '@preact/signals';
+import { parseQuickAdd, quickAddStartDate, withoutToken, type QuickAddToken } from '../../../src/client/index.js';
 import { addTask } from '../actions.ts';
-import { chipLabel, parseQuickAdd, withoutTokens } from '../quick-add.ts';
-import { selectedId, today, todayWeekday } from '../state.ts';
+import { selectedId, today } from '../state.ts';
+
+/** What a chip says: the field a token sets, a start day resolved against today. */
+function chipLabel(token: QuickAddToken, day: string): string {
+  switch (token.kind) {
+    case 'project':
+      return `project ${token.name}`;
+    case 'context':
+      return `context ${token.name}`;
+    case 'tag':
+      return `tag ${token.name}`;
+    case 'priority':
+      return `priority ${token.priority}`;
+    case 'start':
+      return `start ${quickAddStartDate(token.day, day)}`;
+    case 'box':
+      return token.box === 'noplan' ? 'someday' : token.box;
+  }
+}
 
 /** The quick-add field: tokens in the text show as chips (each removable) before Enter adds the task. */
 export function QuickAddField() {
   const text = useSignal('');
-  const parsed = useComputed(() => parseQuickAdd(text.value, today.value, todayWeekday.value));
+  const parsed = useComputed(() => parseQuickAdd(text.value));
 
   const submit = (event: Event): void => {
     event.preventDefault();
@@ -31,12 +49,12 @@ export function QuickAddField() {
       {parsed.value.tokens.length > 0 && (
         <ul class="chips" aria-label="Tokens">
           {parsed.value.tokens.map((token) => (
-            <li key={`${token.from}:${token.word}`}>
-              <span class={`chip ${token.chip.kind}`}>{chipLabel(token.chip)}</span>
+            <li key={`${token.at}:${token.raw}`}>
+              <span class={`chip ${token.kind}`}>{chipLabel(token, today.value)}</span>
               <button
                 type="button"
-                aria-label={`Remove ${chipLabel(token.chip)}`}
-                onClick={() => (text.value = withoutTokens(text.value, [token]))}
+                aria-label={`Remove ${chipLabel(token, today.value)}`}
+                onClick={() => (text.value = withoutToken(text.value, token))}
               >
                 ×
               </button>

@@ -1,5 +1,5 @@
 import { useSignal } from '@preact/signals';
-import { ApiError, UnavailableError, type SettingsBody } from '../api.ts';
+import { TaskServiceError, UnavailableError, type SettingsBody } from '../api.ts';
 import { api } from '../session.ts';
 import { settings } from '../state.ts';
 import { AppsSection } from './AppsSection.tsx';
@@ -39,7 +39,7 @@ function ProfileForm() {
       settings.value = await api.postSettings(body);
       status.value = 'Saved.';
     } catch (error) {
-      if (error instanceof ApiError) status.value = `Not saved: ${error.retmsg}`;
+      if (error instanceof TaskServiceError) status.value = `Not saved: ${error.retmsg}`;
       else if (error instanceof UnavailableError) status.value = 'Not saved: the server cannot be reached.';
       else throw error;
     }
