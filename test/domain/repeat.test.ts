@@ -459,7 +459,7 @@ describe('nextOccurrence: dates the rule selects', () => {
     expect(performance.now() - began).toBeLessThan(1000);
   });
 
-  it('bounds the search by work: 1000 completions of a rule that never occurs take well under a second', () => {
+  it('gives up on a rule that never occurs: no next date, for each of 1000 completions', () => {
     // A 53rd weekday of the year falls on 30 or 31 December, never on days 1 to 28.
     const days = Array.from({ length: 28 }, (_unused, index) => index + 1).join(',');
     const never = `FREQ=YEARLY;BYMONTHDAY=${days};BYDAY=53MO,53TU,53WE,53TH,53FR,53SA,53SU`;
@@ -469,10 +469,10 @@ describe('nextOccurrence: dates the rule selects', () => {
       allDay: false,
       repeater: never,
     };
-    const began = performance.now();
+    // The search is bounded by work (MAX_SEARCH_WORK), not by periods: unbounded, these 1000 took
+    // 16-25 s. What it costs the server is measured where time belongs, in the reliability suite's
+    // never-matching-repeat attack (docs/reliability.md), not here.
     for (let index = 0; index < 1000; index += 1) expect(nextOccurrence(task, BERLIN)).toBeNull();
-    // Unbounded, this took 16-25 s; bounded, about 0.25 s.
-    expect(performance.now() - began).toBeLessThan(1500);
   });
 
   it('still finds rare dates that need many days looked at', () => {

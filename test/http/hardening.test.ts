@@ -193,7 +193,8 @@ describe.each(ENGINES)('hardening over a real socket on %s', (engine) => {
         body: { title: 'during the trickle' },
       });
       expect(write.status, write.text).toBe(200);
-      expect(performance.now() - started).toBeLessThan(2000);
+      // "Meanwhile": well before the trickle ends (30 gaps of 200 ms), with room for a busy machine.
+      expect(performance.now() - started).toBeLessThan(4000);
       const exchanges = await Promise.all(tricklers);
       // Past the cap of bodies waiting: a fast E503 and a close. Within it: cut off for their rate.
       const refused = exchanges.filter((exchange) => exchange.answers.some((answer) => answer.status === 503));
