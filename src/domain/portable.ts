@@ -43,6 +43,8 @@ export interface PortableTask {
   readonly tags: readonly string[];
   readonly priority: Priority;
   readonly repeater: string | null;
+  /** The iCalendar properties no field takes (Task.icalExtras): from an ICS file or our JSON, else `''`. */
+  readonly icalExtras: string;
 }
 
 export interface PortableAccount {

@@ -3,7 +3,7 @@ import { DomainError } from './errors.js';
 /** What one account stores: its records (tombstones too) and the UTF-8 bytes of their texts. */
 export interface StorageUsage {
   readonly records: number;
-  /** Titles, names and notes: the texts that may be large. */
+  /** Titles, names, notes and the iCalendar properties a task keeps: the texts that may be large. */
   readonly bytes: number;
 }
 

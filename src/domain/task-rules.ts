@@ -1,4 +1,5 @@
 import { invalid } from './errors.js';
+import { icalExtrasProblem } from './ical-extras.js';
 import type { Label, Task, TaskDraft, TaskInput } from './task.js';
 import type { Micros } from './time.js';
 import { isValidRepeater, nextOccurrence } from './repeat.js';
@@ -46,6 +47,7 @@ export function mergeTask(existing: Task | undefined, input: TaskInput, context:
     tags: [],
     priority: 0,
     repeater: null,
+    icalExtras: '',
   };
 
   const allDay = pick(input.allDay, base.allDay);
@@ -68,6 +70,8 @@ export function mergeTask(existing: Task | undefined, input: TaskInput, context:
   if (repeater !== null && startAt === null && endAt === null && anchorChanged) {
     throw invalid('repeater', 'needs start_at (or end_at) to repeat from');
   }
+  const icalExtrasRefused = input.icalExtras === undefined ? undefined : icalExtrasProblem(input.icalExtras);
+  if (icalExtrasRefused !== undefined) throw invalid('ical_extras', icalExtrasRefused);
 
   const merged: TaskDraft = {
     id: base.id,
@@ -85,6 +89,7 @@ export function mergeTask(existing: Task | undefined, input: TaskInput, context:
     tags: input.tags === undefined ? base.tags : [...new Set(input.tags)],
     priority: pick(input.priority, base.priority),
     repeater: pick(input.repeater, base.repeater),
+    icalExtras: pick(input.icalExtras, base.icalExtras),
   };
   return completesRepetition(base, merged) ? advanceRepetition(merged, context.zone) : merged;
 }

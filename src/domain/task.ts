@@ -28,6 +28,12 @@ export interface Task {
   readonly tags: readonly string[];
   readonly priority: Priority;
   readonly repeater: string | null;
+  /**
+   * The properties of an imported iCalendar VTODO that no field takes (another app's `X-…`, `GEO`,
+   * `URL`…), as their unfolded content lines, each ended by CRLF; `''` for none. Kept for the next
+   * iCalendar export: the API neither shows nor takes it (domain/ical-extras.ts).
+   */
+  readonly icalExtras: string;
   readonly created: Micros;
   readonly updated: Micros;
   readonly rev: number;
@@ -59,6 +65,8 @@ export interface TaskInput {
   readonly tags?: readonly string[];
   readonly priority?: Priority;
   readonly repeater?: string | null;
+  /** Set by imports only: a request of the API has no field for it, so its changes keep it. */
+  readonly icalExtras?: string;
   readonly ifRev?: number;
 }
 
@@ -68,4 +76,6 @@ export const TASK_LIMITS = {
   notesMax: 100_000,
   tagsMax: 50,
   tagMax: 100,
+  /** The kept iCalendar properties of one task, in characters: a few dozen lines of another app. */
+  icalExtrasMax: 32_768,
 } as const;

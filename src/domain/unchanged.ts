@@ -9,7 +9,10 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((item, index) => item === b[index]);
 }
 
-/** Whether writing `draft` over `stored` would change nothing a client sees (then it is not written). */
+/**
+ * Whether writing `draft` over `stored` would change nothing stored (then it is not written): what
+ * a client sees, and the iCalendar properties the next export writes.
+ */
 export function sameTask(stored: TaskDraft, draft: TaskDraft): boolean {
   return (
     stored.id === draft.id &&
@@ -26,7 +29,8 @@ export function sameTask(stored: TaskDraft, draft: TaskDraft): boolean {
     sameLabel(stored.context, draft.context) &&
     sameList(stored.tags, draft.tags) &&
     stored.priority === draft.priority &&
-    stored.repeater === draft.repeater
+    stored.repeater === draft.repeater &&
+    stored.icalExtras === draft.icalExtras
   );
 }
 

@@ -170,6 +170,7 @@ export class PortabilityService {
           tags: task.tags,
           priority: task.priority,
           repeater: task.repeater,
+          icalExtras: task.icalExtras,
         })),
         unmapped: [],
       },

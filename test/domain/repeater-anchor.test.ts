@@ -22,6 +22,7 @@ const LEGACY: Task = {
   tags: [],
   priority: 0,
   repeater: 'FREQ=WEEKLY',
+  icalExtras: '',
   created: 1,
   updated: 1,
   rev: 1,

@@ -15,7 +15,7 @@ import {
   startServe,
   type ServeProcess,
 } from './support/processes.js';
-import { bodyOf, taskArraySchema } from './support/wire.js';
+import { bodyOf, taskArraySchema, taskSchema } from './support/wire.js';
 import { todoistBackup } from '../support/todoist-backup.js';
 
 const databases: TestDatabase[] = [];
@@ -56,6 +56,30 @@ const TASKS = [
   },
   { id: 'done', title: 'Done already', completed: '2026-02-01 12:00:00 +0100', priority: 2 },
   { id: 'binned', title: 'In the trash', trashed: '2026-02-02 08:00:00 +0100', attribute: 'next' },
+];
+
+/** A VTODO of another app, with properties of its own and a GEO, none of which a task has a field for. */
+const OTHER_APP_ICS = [
+  'BEGIN:VCALENDAR',
+  'VERSION:2.0',
+  'PRODID:-//Other App//EN',
+  'BEGIN:VTODO',
+  'UID:other-app-1',
+  'DTSTAMP:20260301T120000Z',
+  'SUMMARY:Buy coffee',
+  'X-OTHER-APP-COLOR:#ff8800',
+  'GEO:37.386013;-122.082932',
+  'X-OTHER-APP-LIST;X-ORDER=2:Errands',
+  'END:VTODO',
+  'END:VCALENDAR',
+  '',
+].join('\r\n');
+
+/** Lines of OTHER_APP_ICS that an export must write back. */
+const OTHER_APP_LINES = [
+  'X-OTHER-APP-COLOR:#ff8800',
+  'GEO:37.386013;-122.082932',
+  'X-OTHER-APP-LIST;X-ORDER=2:Errands',
 ];
 
 describe.each(ENGINES)('export and import on %s', { timeout: E2E_TEST_TIMEOUT_MS * 2 }, (engine) => {
@@ -182,6 +206,59 @@ describe.each(ENGINES)('export and import on %s', { timeout: E2E_TEST_TIMEOUT_MS
 
     const again = await cli(['import', 'fromics', file]);
     expect(again.stdout).toContain(`tasks: 0 created, 0 updated, ${TASKS.length} unchanged`);
+  });
+
+  it("keeps another app's iCalendar properties through import, the store, an API change and export", async () => {
+    const exportIcs = async (username: string): Promise<string> => {
+      const exported = await cli(['export', username, '--format', 'ics']);
+      expect(exported.code, exported.stderr).toBe(0);
+      return exported.stdout;
+    };
+    const expectKept = (ics: string): void => {
+      for (const line of OTHER_APP_LINES) expect(ics).toContain(`\r\n${line}\r\n`);
+    };
+    const file = path.join(folder, 'other-app.ics');
+    writeFileSync(file, OTHER_APP_ICS);
+    await account('extras');
+    const imported = await cli(['import', 'extras', file]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toContain('tasks: 1 created');
+    expect(imported.stdout).not.toContain('not mapped');
+    expectKept(await exportIcs('extras'));
+
+    // The API neither shows them nor takes them, and a change through it keeps them.
+    const listed = await get('extras', 'tasks');
+    expect(listed.text).toContain('Buy coffee');
+    expect(listed.text).not.toMatch(/OTHER-APP|GEO|ical_extras/);
+    const changed = await request(server.origin, {
+      path: '/v1/tasks',
+      headers: oauth(tokens.get('extras') ?? ''),
+      body: { id: 'other-app-1', title: 'Buy beans', ical_extras: 'X-SENT-BY-API:1\r\n' },
+    });
+    expect(bodyOf(changed, taskSchema).title).toBe('Buy beans');
+    expect(changed.text).not.toMatch(/OTHER-APP|SENT-BY-API|ical_extras/);
+    const afterChange = await exportIcs('extras');
+    expectKept(afterChange);
+    expect(afterChange).toContain('\r\nSUMMARY:Buy beans\r\n');
+    expect(afterChange).not.toContain('X-SENT-BY-API');
+
+    // The same file again changes nothing but the title it names.
+    const again = await cli(['import', 'extras', file]);
+    expect(again.stdout).toContain('tasks: 0 created, 1 updated, 0 unchanged');
+    expectKept(await exportIcs('extras'));
+
+    // Through the lossless JSON into another account, and out as iCalendar again.
+    const json = await cli(['export', 'extras']);
+    expect(json.code, json.stderr).toBe(0);
+    const jsonFile = path.join(folder, 'extras.json');
+    writeFileSync(jsonFile, json.stdout);
+    await account('extrascopy');
+    const copied = await cli(['import', 'extrascopy', jsonFile]);
+    expect(copied.code, copied.stderr).toBe(0);
+    expect(copied.stdout).toContain('tasks: 1 created');
+    const copy = await exportIcs('extrascopy');
+    expectKept(copy);
+    expect(copy).toContain('\r\nSUMMARY:Buy coffee\r\n');
   });
 
   it('imports a Todoist backup, lists what it could not map, and changes nothing the second time', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readAccountJson } from '../../src/service/formats/account-json.js';
+import type { Account } from '../../src/domain/account.js';
+import { readAccountJson, writeAccountJson } from '../../src/service/formats/account-json.js';
 import { isoOfMicros, microsOfIso } from '../../src/service/formats/iso-micros.js';
 
 /** A version 1 export as the first release wrote it: every later release must still read it. */
@@ -37,10 +38,34 @@ describe('the account JSON', () => {
     expect(data.settings).toEqual({ nickname: 'Alice', timezone: 'Europe/Berlin', language: 'en', weekStart: 1 });
     expect(data.tasks[0]?.startAt).toBe(Date.UTC(2026, 2, 29, 7, 30) * 1000 + 1);
     expect(data.tasks[0]?.project).toEqual({ id: 'p1' });
+    // Version 1 had no kept iCalendar properties.
+    expect(data.tasks[0]?.icalExtras).toBe('');
+  });
+
+  it("writes version 2 with a task's kept iCalendar properties, and reads them back", () => {
+    const data = readAccountJson(JSON.stringify(VERSION_1));
+    const kept = 'X-OTHER-APP:1\r\nGEO:1.5;2.5\r\n';
+    const account: Account = {
+      id: 1,
+      username: 'alice',
+      nickname: 'Alice',
+      timezone: 'Europe/Berlin',
+      language: 'en',
+      weekStart: 1,
+      disabled: false,
+      created: 0,
+      updated: 0,
+    };
+    const tasks = data.tasks.map((task) => ({ ...task, icalExtras: kept }));
+    const written = writeAccountJson(account, { ...data, tasks }, 0);
+    expect(JSON.parse(written)).toMatchObject({ version: 2, tasks: [{ ical_extras: kept }] });
+    expect(readAccountJson(written)).toEqual({ ...data, tasks });
   });
 
   it('refuses a newer version, and anything that is not an export, saying why', () => {
-    expect(() => readAccountJson(JSON.stringify({ ...VERSION_1, version: 2 }))).toThrow(/version 2 .* newer/);
+    expect(() => readAccountJson(JSON.stringify({ ...VERSION_1, version: 3 }))).toThrow(/version 3 .* newer/);
+    // Version 2 tasks have ical_extras.
+    expect(() => readAccountJson(JSON.stringify({ ...VERSION_1, version: 2 }))).toThrow(/tasks\.0\.ical_extras/);
     expect(() => readAccountJson('{"tasks": []}')).toThrow(/not a task-service account export/);
     expect(() => readAccountJson('nope')).toThrow(/not JSON/);
     const bad = { ...VERSION_1, tasks: [{ ...VERSION_1.tasks[0], start_at: 'tomorrow' }] };

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../src/domain/task.js';
 import { decodeOutcome, encodeOutcome } from '../../src/store/kinds/kept-outcome.js';
+import { COLUMN_VALUES } from '../../src/store/kinds/records.js';
 import { KIND_TABLES } from '../../src/store/postgres/tables.js';
 import { SQLITE_KINDS } from '../../src/store/sqlite/kind-statements.js';
 
@@ -25,6 +26,7 @@ const TASK: Task = {
   tags: ['a', 'b"c'],
   priority: 2,
   repeater: 'FREQ=WEEKLY',
+  icalExtras: 'GEO:1.5;2.5\r\n',
   created: 1_600_000_000_000_000,
   updated: 1_600_000_000_000_001,
   rev: 7,
@@ -52,6 +54,7 @@ const SQLITE_TUPLE = [
   1_600_000_000_000_000,
   1_600_000_000_000_001,
   7,
+  'GEO:1.5;2.5\r\n',
 ];
 const POSTGRES_ROW = {
   id: 't1',
@@ -74,6 +77,7 @@ const POSTGRES_ROW = {
   created: '1600000000000000',
   updated: '1600000000000001',
   rev: '7',
+  ical_extras: 'GEO:1.5;2.5\r\n',
 };
 
 describe('kinds described once', () => {
@@ -99,5 +103,16 @@ describe('kinds described once', () => {
     const outcome = { kind: 'task' as const, zone: 'Asia/Shanghai', many: true, records: [TASK] };
     expect(decodeOutcome(encodeOutcome(outcome))).toEqual(outcome);
     expect(() => decodeOutcome('{"entries":[]}')).toThrow('unknown shape');
+  });
+
+  it('replays an outcome kept before tasks kept iCalendar properties (migration 6) as keeping none', () => {
+    const keptBefore = (row: readonly unknown[]): string =>
+      JSON.stringify({ version: 1, kind: 'task', zone: 'UTC', many: false, rows: [row] });
+    const row = COLUMN_VALUES.task(TASK);
+    expect(row.at(-1)).toBe(TASK.icalExtras);
+    expect(decodeOutcome(keptBefore(row.slice(0, -1))).records).toEqual([{ ...TASK, icalExtras: '' }]);
+    // Only columns added later may be missing: a row shorter still is refused.
+    expect(() => decodeOutcome(keptBefore(row.slice(0, -2)))).toThrow('wrong length');
+    expect(() => decodeOutcome(keptBefore([...row, 'more']))).toThrow('wrong length');
   });
 });

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Task } from '../../src/domain/task.js';
+import { applyMigrations } from '../../src/store/postgres/migrate.js';
 import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/store.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
@@ -58,6 +59,39 @@ describe('migrations', () => {
     }
     const account = await stores[3]?.createAccount({ username: 'after-race', passwordHash: null, timezone: 'UTC' });
     expect(account?.username).toBe('after-race');
+  });
+
+  it('upgrades a version 5 database: its tasks keep no iCalendar properties, its bytes stay counted right', async () => {
+    const database = await freshDatabase();
+    const pool = new pg.Pool({ connectionString: database.url });
+    try {
+      await applyMigrations(
+        pool,
+        MIGRATIONS.filter((migration) => migration.version <= 5),
+      );
+      const { rows } = await pool.query<{ id: string }>(
+        `INSERT INTO accounts (username, nickname, timezone, language, week_start, created, updated, rev, last_updated)
+           VALUES ('old', 'old', 'UTC', 'en', 1, 1, 1, 1, 1) RETURNING id`,
+      );
+      await pool.query(
+        `INSERT INTO tasks (account_id, id, title, notes, attribute, all_day, tags, priority, created, updated, rev)
+           VALUES ($1, 'before', 'ab', 'é', 'inbox', false, '{}', 0, 1, 1, 1)`,
+        [rows[0]?.id],
+      );
+    } finally {
+      await pool.end();
+    }
+    const store = storeOn(database);
+    await store.migrate();
+    const account = await store.findAccount('old');
+    const id = account?.id ?? 0;
+    const usage = () => store.write(id, (tx) => tx.usage());
+    expect(await store.get(id, 'task', 'before')).toMatchObject({ title: 'ab', notes: 'é', icalExtras: '' });
+    expect(await usage()).toEqual({ records: 1, bytes: 2 + 2 });
+    await store.write(id, (tx) =>
+      tx.put('task', taskDraft('before', { title: 'ab', notes: 'é', icalExtras: 'X-A:1\r\n' })),
+    );
+    expect(await usage()).toEqual({ records: 1, bytes: 2 + 2 + 7 });
   });
 });
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { applyMigrations, MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/store.js';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
 import type { WriteTx } from '../../src/store/store.js';
@@ -88,6 +88,33 @@ describe('sqlite store specifics', () => {
     } finally {
       probe.close();
     }
+  });
+
+  it('upgrades a version 5 file: its tasks keep no iCalendar properties, its bytes stay counted right', async () => {
+    const old = new Database(file);
+    try {
+      applyMigrations(
+        old,
+        0,
+        MIGRATIONS.filter((migration) => migration.version <= 5),
+      );
+      old.exec(`
+        INSERT INTO accounts (id, username, nickname, timezone, language, week_start, created, updated, rev, last_updated)
+          VALUES (1, 'old', 'old', 'UTC', 'en', 1, 1, 1, 1, 1);
+        INSERT INTO tasks (account_id, id, title, notes, attribute, all_day, tags, priority, created, updated, rev)
+          VALUES (1, 'before', 'ab', 'é', 'inbox', 0, '[]', 0, 1, 1, 1);`);
+    } finally {
+      old.close();
+    }
+    const store = open();
+    await store.migrate();
+    const usage = () => store.write(1, (tx) => tx.usage());
+    expect(await store.get(1, 'task', 'before')).toMatchObject({ title: 'ab', notes: 'é', icalExtras: '' });
+    expect(await usage()).toEqual({ records: 1, bytes: 2 + 2 });
+    await store.write(1, (tx) =>
+      tx.put('task', taskDraft('before', { title: 'ab', notes: 'é', icalExtras: 'X-A:1\r\n' })),
+    );
+    expect(await usage()).toEqual({ records: 1, bytes: 2 + 2 + 7 });
   });
 
   it('keeps the data of a file closed and reopened', async () => {

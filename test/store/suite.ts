@@ -172,6 +172,7 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
           tags: ['urgent', 'q3', '标签'],
           priority: 3,
           repeater: 'FREQ=WEEKLY;BYDAY=MO,WE',
+          icalExtras: 'X-OTHER-APP-COLOR:#ff8800\r\nGEO:37.386013;-122.082932\r\nLOCATION:Caf\u00e9\\, upstairs\r\n',
         });
         const before = nowMicros();
         const written = await store.write(accountId, (tx) => tx.put('task', draft));
@@ -198,6 +199,7 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
           context: null,
           tags: [],
           repeater: null,
+          icalExtras: '',
           allDay: false,
           priority: 0,
           attribute: 'inbox',
@@ -705,6 +707,21 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
         });
       });
 
+      it("counts a task's kept iCalendar properties among its UTF-8 bytes of text, as notes (issue #14)", async () => {
+        const accountId = await newAccountId();
+        const usage = (): Promise<{ records: number; bytes: number }> => store.write(accountId, (w) => w.usage());
+        // 'X-A:é\r\n' is 8 bytes: é is two.
+        await store.write(accountId, (w) => w.put('task', taskDraft('a', { title: 'ab', icalExtras: 'X-A:é\r\n' })));
+        expect(await usage()).toEqual({ records: 1, bytes: 2 + 8 });
+        // A change of the kept properties alone counts too.
+        await store.write(accountId, (w) =>
+          w.put('task', taskDraft('a', { title: 'ab', icalExtras: 'X-A:é\r\nX-B:1\r\n' })),
+        );
+        expect(await usage()).toEqual({ records: 1, bytes: 2 + 8 + 7 });
+        await store.write(accountId, (w) => w.put('task', taskDraft('a', { title: 'ab', icalExtras: '' })));
+        expect(await usage()).toEqual({ records: 1, bytes: 2 });
+      });
+
       it('raises the purge marks with each purge and never moves them back', async () => {
         await withClock(async (clocked, setClock) => {
           const accountId = await accountOf(clocked, 'marks');
@@ -1005,6 +1022,7 @@ export function taskDraft(id: string, fields: Partial<TaskDraft> = {}): TaskDraf
     tags: [],
     priority: 0,
     repeater: null,
+    icalExtras: '',
     ...fields,
   };
 }

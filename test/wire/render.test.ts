@@ -32,6 +32,8 @@ const fullTask: Task = {
   tags: ['a&b', '<i>', '标签'],
   priority: 3,
   repeater: 'FREQ=WEEKLY;BYDAY=MO',
+  // Kept for iCalendar exports, never on the wire.
+  icalExtras: 'X-NOT-ON-THE-WIRE:1\r\n',
   created: utc(2026, 1, 1),
   updated: utc(2026, 7, 18, 0, 0, 1),
   rev: 42,

@@ -150,6 +150,7 @@ export class AccountDataset {
       tags,
       priority: random.pick(PRIORITIES),
       repeater: startAt !== null && random.chance(0.05) ? 'FREQ=WEEKLY' : null,
+      icalExtras: '',
     };
   }
 }

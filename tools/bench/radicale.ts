@@ -149,6 +149,7 @@ const NEW_TASK: TaskDraft = {
   tags: ['errand', 'home'],
   priority: 1,
   repeater: null,
+  icalExtras: '',
 };
 
 export interface RadicaleScenarios {

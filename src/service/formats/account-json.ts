@@ -7,15 +7,16 @@ import { isoOfMicros, microsOfIso } from './iso-micros.js';
 
 /**
  * The lossless JSON of one account (`task-service export --format json`): settings, projects,
- * contexts and tasks with every field a client can set, tombstones left out. `created`,
- * `updated` and `rev` are not in it: the store that imports it stamps its own.
+ * contexts and tasks with every field a client can set, and the iCalendar properties a task kept
+ * from an import (`ical_extras`), tombstones left out. `created`, `updated` and `rev` are not in
+ * it: the store that imports it stamps its own.
  *
  * Versioned: `version` says which shape follows. A release reads every version it ever wrote
  * (an older file is read by that version's reader into the same records), and refuses a newer
- * one, saying so.
+ * one, saying so. Version 1 had no `ical_extras`: its tasks keep none.
  */
 export const ACCOUNT_JSON_FORMAT = 'task-service account';
-export const ACCOUNT_JSON_VERSION = 1;
+export const ACCOUNT_JSON_VERSION = 2;
 
 const instant = z.string().transform((text, context): Micros => {
   const micros = microsOfIso(text);
@@ -68,6 +69,11 @@ const documentV1 = z.strictObject({
   tasks: z.array(taskV1),
 });
 
+/** Version 2: a task has `ical_extras`, its kept iCalendar content lines (`""` for none). */
+const taskV2 = taskV1.extend({ ical_extras: z.string() });
+
+const documentV2 = documentV1.extend({ version: z.literal(2), tasks: z.array(taskV2) });
+
 const header = z.looseObject({ format: z.literal(ACCOUNT_JSON_FORMAT), version: z.number().int() });
 
 function labelRef(id: string | null): LabelRef {
@@ -85,7 +91,7 @@ function nullableIso(value: Micros | null): string | null {
 }
 
 export function writeAccountJson(account: Account, data: PortableAccount, exported: Micros): string {
-  const document: z.input<typeof documentV1> = {
+  const document: z.input<typeof documentV2> = {
     format: ACCOUNT_JSON_FORMAT,
     version: ACCOUNT_JSON_VERSION,
     exported: isoOfMicros(exported),
@@ -113,6 +119,7 @@ export function writeAccountJson(account: Account, data: PortableAccount, export
       tags: [...task.tags],
       priority: task.priority,
       repeater: task.repeater,
+      ical_extras: task.icalExtras,
     })),
   };
   return `${JSON.stringify(document, null, 2)}\n`;
@@ -130,11 +137,13 @@ function describeIssues(error: z.ZodError): string {
   return `${where}: ${first.message}`;
 }
 
-function readV1(value: unknown): PortableAccount {
-  const parsed = documentV1.safeParse(value);
-  if (!parsed.success) throw new FormatError(describeIssues(parsed.error));
-  const document = parsed.data;
-  const tasks: PortableTask[] = document.tasks.map((task) => ({
+type TaskV1 = z.output<typeof taskV1>;
+/** What every version has alike: settings, projects and contexts. */
+type AccountParts = Pick<z.output<typeof documentV1>, 'settings' | 'projects' | 'contexts'>;
+
+/** A task of either version; one of version 1 keeps no iCalendar properties. */
+function taskOf(task: TaskV1 & { readonly ical_extras?: string }): PortableTask {
+  return {
     id: task.id,
     title: task.title,
     notes: task.notes,
@@ -149,7 +158,11 @@ function readV1(value: unknown): PortableAccount {
     tags: task.tags,
     priority: task.priority satisfies Priority,
     repeater: task.repeater,
-  }));
+    icalExtras: task.ical_extras ?? '',
+  };
+}
+
+function accountOf(document: AccountParts, tasks: readonly PortableTask[]): PortableAccount {
   return {
     settings: {
       nickname: document.settings.nickname,
@@ -164,8 +177,20 @@ function readV1(value: unknown): PortableAccount {
   };
 }
 
+function readV1(value: unknown): PortableAccount {
+  const parsed = documentV1.safeParse(value);
+  if (!parsed.success) throw new FormatError(describeIssues(parsed.error));
+  return accountOf(parsed.data, parsed.data.tasks.map(taskOf));
+}
+
+function readV2(value: unknown): PortableAccount {
+  const parsed = documentV2.safeParse(value);
+  if (!parsed.success) throw new FormatError(describeIssues(parsed.error));
+  return accountOf(parsed.data, parsed.data.tasks.map(taskOf));
+}
+
 /** The readers of every version ever written, by version. */
-const READERS: Readonly<Record<number, (value: unknown) => PortableAccount>> = { 1: readV1 };
+const READERS: Readonly<Record<number, (value: unknown) => PortableAccount>> = { 1: readV1, 2: readV2 };
 
 export function readAccountJson(text: string): PortableAccount {
   let value: unknown;

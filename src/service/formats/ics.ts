@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import ICAL from 'ical.js';
+import { contentLineProblem, icalExtraLines, withExtraLine } from '../../domain/ical-extras.js';
 import type { PortableAccount, PortableTask } from '../../domain/portable.js';
 import { isValidRepeater } from '../../domain/repeat.js';
 import { ATTRIBUTES, TASK_LIMITS, type Attribute, type LabelRef, type Priority } from '../../domain/task.js';
@@ -19,9 +20,10 @@ import { FormatError } from './account-json.js';
  * - the project, context, list (attribute) and trash in properties of our own
  *   (X-TASK-SERVICE-PROJECT, -CONTEXT, -ATTRIBUTE, -TRASHED), by name.
  *
- * Every other property of a VTODO read is kept by `parseIcs` (and written again by `writeIcs`,
- * so a file read and written here keeps it); the store has no field for it, so an import lists
- * it among what was not mapped.
+ * Every other property of a VTODO read is kept on its task (`icalExtras`: its content line, in
+ * the file's order, while they fit TASK_LIMITS.icalExtrasMax; one that does not fit is listed
+ * among what was not mapped) and written again by `writeIcs`, so it survives an import, the
+ * store and an export.
  */
 
 const PROJECT = 'x-task-service-project';
@@ -53,9 +55,6 @@ const MAPPED = new Set([
 ]);
 
 const PRODID = '-//task-service//task-service//EN';
-
-/** Foreign properties of the tasks read, by task id, as ical.js holds them (jCal). */
-export type ForeignProperties = ReadonlyMap<string, readonly unknown[][]>;
 
 function twoDigits(value: number): string {
   return String(value).padStart(2, '0');
@@ -90,13 +89,23 @@ function labelName(ref: LabelRef, names: ReadonlyMap<string, string>): string | 
   return names.get(ref.id);
 }
 
-function vtodoOf(
-  task: PortableTask,
-  zone: string,
-  names: ReadonlyMap<string, string>,
-  stamp: string,
-  foreign: readonly unknown[][],
-): ICAL.Component {
+/**
+ * A kept content line as a property again. What an import kept, ical.js wrote; a line edited
+ * into a JSON export by hand may still not read, and then the export says which task holds it.
+ */
+function keptProperty(task: PortableTask, line: string): ICAL.Property {
+  try {
+    return ICAL.Property.fromString(line);
+  } catch (error) {
+    throw new Error(
+      `task ${task.id} keeps an iCalendar property that cannot be read (${line.slice(0, 60)}): ` +
+        `${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+function vtodoOf(task: PortableTask, zone: string, names: ReadonlyMap<string, string>, stamp: string): ICAL.Component {
   const todo = new ICAL.Component('vtodo');
   todo.addPropertyWithValue('uid', task.id);
   todo.addProperty(new ICAL.Property(['dtstamp', {}, 'date-time', stamp]));
@@ -120,17 +129,12 @@ function vtodoOf(
   if (context !== undefined) todo.addPropertyWithValue(CONTEXT, context);
   todo.addPropertyWithValue(ATTRIBUTE, task.attribute);
   if (task.trashed !== null) todo.addProperty(new ICAL.Property([TRASHED, {}, 'date-time', jcalUtc(task.trashed)]));
-  for (const jcal of foreign) todo.addProperty(new ICAL.Property(jcal));
+  for (const line of icalExtraLines(task.icalExtras)) todo.addProperty(keptProperty(task, line));
   return todo;
 }
 
-/** The account's tasks as one VCALENDAR; `foreign` puts back properties read from a file. */
-export function writeIcs(
-  data: PortableAccount,
-  zone: string,
-  exported: Micros,
-  foreign: ForeignProperties = new Map(),
-): string {
+/** The account's tasks as one VCALENDAR, each with the properties it kept from an import. */
+export function writeIcs(data: PortableAccount, zone: string, exported: Micros): string {
   const calendar = new ICAL.Component('vcalendar');
   calendar.addPropertyWithValue('version', '2.0');
   calendar.addPropertyWithValue('prodid', PRODID);
@@ -140,7 +144,7 @@ export function writeIcs(
   ]);
   const stamp = jcalUtc(exported);
   for (const task of data.tasks) {
-    calendar.addSubcomponent(vtodoOf(task, zone, names, stamp, foreign.get(task.id) ?? []));
+    calendar.addSubcomponent(vtodoOf(task, zone, names, stamp));
   }
   // RFC 5545 lines end in CRLF.
   return `${calendar.toString().replace(/\r?\n/g, '\r\n')}\r\n`;
@@ -185,20 +189,36 @@ function idOfUid(uid: string): string {
 
 interface ReadTodo {
   readonly task: PortableTask;
-  readonly foreign: unknown[][];
   readonly unmapped: string[];
+}
+
+/** The content lines of the properties no field takes, as many as fit, and those that did not. */
+function extrasOf(todo: ICAL.Component, where: string): { icalExtras: string; notKept: string[] } {
+  let icalExtras = '';
+  const notKept: string[] = [];
+  for (const property of todo.getAllProperties()) {
+    if (MAPPED.has(property.name)) continue;
+    const line = property.toICALString();
+    const problem = contentLineProblem(line);
+    const kept = problem === undefined ? withExtraLine(icalExtras, line) : undefined;
+    if (kept === undefined) {
+      const why = problem ?? `a task keeps at most ${TASK_LIMITS.icalExtrasMax} characters of them`;
+      notKept.push(`${where}: ${property.name.toUpperCase()} not kept (${why})`);
+    } else {
+      icalExtras = kept;
+    }
+  }
+  return { icalExtras, notKept };
 }
 
 function readTodo(todo: ICAL.Component, zone: string, index: number): ReadTodo {
   const uid = text(todo, 'uid') ?? `vtodo-${index}`;
   const where = `VTODO ${uid}`;
-  const unmapped: string[] = [];
-  const foreign: unknown[][] = [];
-  for (const property of todo.getAllProperties()) {
-    if (MAPPED.has(property.name)) continue;
-    foreign.push(property.jCal);
-    unmapped.push(`${where}: ${property.name.toUpperCase()} (no field of a task takes it)`);
-  }
+  const extras = extrasOf(todo, where);
+  const unmapped: string[] = [...extras.notKept];
+  const inner = todo.getAllSubcomponents().map((component) => component.name.toUpperCase());
+  if (inner.length > 0)
+    unmapped.push(`${where}: ${inner.join(', ')} left out (components inside a VTODO are not kept)`);
   const dateOf = (name: string): { at: Micros; isDate: boolean } | null => {
     const property = todo.getFirstProperty(name);
     if (property === null) return null;
@@ -253,14 +273,14 @@ function readTodo(todo: ICAL.Component, zone: string, index: number): ReadTodo {
       tags: [...new Set(categories)],
       priority: typeof priorityValue === 'number' ? priorityOfIcal(priorityValue) : 0,
       repeater,
+      icalExtras: extras.icalExtras,
     },
-    foreign,
     unmapped,
   };
 }
 
-/** Every VTODO of a calendar file as tasks, with what could not be mapped, and foreign properties kept. */
-export function parseIcs(source: string, zone: string): { data: PortableAccount; foreign: ForeignProperties } {
+/** Every VTODO of a calendar file as tasks, with what could not be mapped. */
+export function readIcs(source: string, zone: string): PortableAccount {
   let calendar: ICAL.Component;
   try {
     calendar = new ICAL.Component(ICAL.parse(source));
@@ -273,16 +293,9 @@ export function parseIcs(source: string, zone: string): { data: PortableAccount;
   const skipped =
     others.length === 0 ? [] : [`${others.length} components other than VTODO (events, journals) left out`];
   return {
-    data: {
-      projects: [],
-      contexts: [],
-      tasks: read.map((entry) => entry.task),
-      unmapped: [...read.flatMap((entry) => entry.unmapped), ...skipped],
-    },
-    foreign: new Map(read.filter((entry) => entry.foreign.length > 0).map((entry) => [entry.task.id, entry.foreign])),
+    projects: [],
+    contexts: [],
+    tasks: read.map((entry) => entry.task),
+    unmapped: [...read.flatMap((entry) => entry.unmapped), ...skipped],
   };
-}
-
-export function readIcs(source: string, zone: string): PortableAccount {
-  return parseIcs(source, zone).data;
 }

@@ -133,6 +133,7 @@ function readProject(entry: ZipEntry, zone: string, tasks: PortableTask[], unmap
       tags,
       priority: PRIORITIES[(row.get('PRIORITY') ?? '').trim()] ?? 0,
       repeater: date.repeater,
+      icalExtras: '',
     };
     tasks.push(last);
   }

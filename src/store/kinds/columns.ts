@@ -12,10 +12,18 @@ export interface ColumnValues {
 }
 export type ColumnType = keyof ColumnValues;
 
-/** A column: its type, and the request field a refused value is reported under. */
+/**
+ * A column: its type, the request field a refused value is reported under, and for a column added
+ * later, what it reads as in a write outcome kept before it.
+ */
 export interface Column {
   readonly type: ColumnType;
   readonly field: string;
+  /**
+   * For a column added after write outcomes were first kept (it comes after every older one):
+   * what it reads as in a row kept before it existed, which ends before it.
+   */
+  readonly keptBefore?: ColumnValues[ColumnType];
 }
 
 /** The columns of a kind's table, in select-list order (object keys keep their order). */
@@ -33,6 +41,15 @@ export type DraftRowOf<C extends Columns> = Omit<RowOf<C>, StampColumn>;
 
 export function column<T extends ColumnType>(type: T, field: string): { readonly type: T; readonly field: string } {
   return { type, field };
+}
+
+/** A column added later, last of all: a kept row that ends before it reads it as `keptBefore`. */
+export function addedColumn<T extends ColumnType>(
+  type: T,
+  field: string,
+  keptBefore: ColumnValues[T],
+): { readonly type: T; readonly field: string; readonly keptBefore: ColumnValues[T] } {
+  return { type, field, keptBefore };
 }
 
 /** Whether a decoded value has the column's type: kept outcomes are checked with it on the way back. */

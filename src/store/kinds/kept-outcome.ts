@@ -56,14 +56,21 @@ function recordOf<K extends SyncKind>(kind: K, values: unknown): WriteOutcome<K>
   return storage.fromRow(row);
 }
 
+/**
+ * A kept row's values by column. A row kept before a column was added ends before it, and reads
+ * it as the column's `keptBefore`: an outcome kept across an upgrade still replays.
+ */
 function rowOf(columns: Columns, values: unknown): RowOf<Columns> {
   const names = Object.keys(columns);
-  if (!Array.isArray(values) || values.length !== names.length) throw new Error('a kept row has the wrong length');
+  if (!Array.isArray(values) || values.length > names.length) throw new Error('a kept row has the wrong length');
   const row: Record<string, unknown> = {};
   names.forEach((name, index) => {
     const column = columns[name];
-    const value: unknown = values[index];
-    if (column === undefined || !holdsType(column.type, value)) throw new Error(`a kept row has a bad ${name}`);
+    if (column === undefined) throw new Error(`no column ${name}`);
+    const kept = index < values.length;
+    if (!kept && column.keptBefore === undefined) throw new Error('a kept row has the wrong length');
+    const value: unknown = kept ? values[index] : column.keptBefore;
+    if (!holdsType(column.type, value)) throw new Error(`a kept row has a bad ${name}`);
     row[name] = value;
   });
   // Each value was checked against its column's type above.

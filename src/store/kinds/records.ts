@@ -1,6 +1,6 @@
 import type { DraftsByKind, NamedKind, RecordsByKind, SyncKind } from '../../domain/sync.js';
 import { ATTRIBUTES, type Attribute, type Label, type Priority } from '../../domain/task.js';
-import { column, type Columns, type DraftRowOf, type RowOf } from './columns.js';
+import { addedColumn, column, type Columns, type DraftRowOf, type RowOf } from './columns.js';
 
 /**
  * How one synced kind is stored, described once: its table, its columns in order, how a draft
@@ -40,6 +40,8 @@ const TASK_COLUMNS = {
   created: column('micros', 'created'),
   updated: column('micros', 'updated'),
   rev: column('int', 'rev'),
+  // Migration 6 (issue #14); last, so that a write outcome kept before it is a shorter row.
+  ical_extras: addedColumn('text', 'ical_extras', ''),
 } as const;
 
 const PROJECT_COLUMNS = {
@@ -107,6 +109,7 @@ const TASKS: KindStorage<'task', typeof TASK_COLUMNS> = {
     tags: draft.tags,
     priority: draft.priority,
     repeater: draft.repeater,
+    ical_extras: draft.icalExtras,
   }),
   fromRow: (row) => ({
     id: row.id,
@@ -124,6 +127,7 @@ const TASKS: KindStorage<'task', typeof TASK_COLUMNS> = {
     tags: row.tags,
     priority: priorityOf(row.priority),
     repeater: row.repeater,
+    icalExtras: row.ical_extras,
     created: row.created,
     updated: row.updated,
     rev: row.rev,

@@ -177,10 +177,40 @@ CREATE INDEX ${table}_tombstones_by_updated ON ${table} (account_id, updated) WH
   .join('\n')}
 `;
 
+/** The UTF-8 bytes of a task's texts, as the usage trigger counts them since migration 6. */
+function taskTextBytes(row: 'NEW' | 'OLD'): string {
+  return ['title', 'notes', 'ical_extras'].map((name) => `octet_length(${row}.${name})`).join(' + ');
+}
+
+/**
+ * Issue #14. A task keeps the iCalendar properties an import found no field for, as text that
+ * counts toward the account's bytes of text as notes do: the usage function of tasks is replaced
+ * by one that counts it (its trigger stays). Every task has none yet, so the bytes counted so far
+ * stay right.
+ */
+const ICAL_EXTRAS = `
+ALTER TABLE tasks ADD COLUMN ical_extras text NOT NULL DEFAULT '';
+CREATE OR REPLACE FUNCTION tasks_usage() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    UPDATE accounts SET stored_records = stored_records + 1, stored_bytes = stored_bytes + ${taskTextBytes('NEW')}
+    WHERE id = NEW.account_id;
+  ELSIF TG_OP = 'UPDATE' THEN
+    UPDATE accounts SET stored_bytes = stored_bytes + ${taskTextBytes('NEW')} - (${taskTextBytes('OLD')})
+    WHERE id = NEW.account_id AND ${taskTextBytes('NEW')} <> ${taskTextBytes('OLD')};
+  ELSE
+    UPDATE accounts SET stored_records = stored_records - 1, stored_bytes = stored_bytes - (${taskTextBytes('OLD')})
+    WHERE id = OLD.account_id;
+  END IF;
+  RETURN NULL;
+END $$;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: INITIAL_SCHEMA },
   { version: 2, name: 'idempotency answers', sql: IDEMPOTENCY_ANSWERS },
   { version: 3, name: 'kept write outcomes', sql: KEPT_OUTCOMES },
   { version: 4, name: 'sign-in, oauth and token management', sql: AUTH_SCHEMA },
   { version: 5, name: 'storage usage per account; tombstones by server time', sql: STORAGE_USAGE },
+  { version: 6, name: 'kept iCalendar properties of tasks', sql: ICAL_EXTRAS },
 ];
