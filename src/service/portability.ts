@@ -8,6 +8,7 @@ import type {
   PortableSettings,
   PortableTask,
 } from '../domain/portable.js';
+import { firstTextProblem } from '../domain/portable-text.js';
 import type { StorageQuota } from '../domain/storage-quota.js';
 import type { RecordsByKind, SyncKind } from '../domain/sync.js';
 import type { TaskInput } from '../domain/task.js';
@@ -237,12 +238,20 @@ export class PortabilityService {
 
   /**
    * Sets the account's records to the file's: settings first, then projects, contexts and tasks,
-   * in transactions of at most IMPORT_BATCH_SIZE records. Records that would not change are not
+   * in transactions of at most IMPORT_BATCH_SIZE records, once every text of the file is one the
+   * API would take (none is written otherwise). Records that would not change are not
    * written, so an import run twice changes nothing the second time. A dry run does all of it in
    * one transaction and rolls it back.
    */
   async importAccount(username: string, data: PortableAccount, options: ImportOptions): Promise<ImportReport> {
     let account = await this.account(username);
+    const problem = firstTextProblem(data);
+    if (problem !== undefined) {
+      throw new AdminError(
+        `the import was refused at ${problem.what} ${problem.position} of the file (id ${problem.id}), ` +
+          `${problem.field}: ${problem.reason}`,
+      );
+    }
     const patch = settingsPatch(account, data.settings);
     if (patch !== null && !options.dryRun) account = await this.settings.update(account.id, patch);
     const zone = patch?.timezone ?? account.timezone;

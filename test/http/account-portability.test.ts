@@ -210,4 +210,25 @@ describe.each(ENGINES)('export and import for the signed-in browser on %s', (eng
     );
     expect(await titles(api)).toEqual([]);
   });
+
+  it('refuses text the API would refuse (too long, U+0000) before writing anything', async () => {
+    const { browser, csrf, api } = await signedIn();
+    const source = await signedIn();
+    await source.api.createTask({ id: 'first', title: 'Fine' });
+    await source.api.createTask({ id: 'second', title: 'Also fine' });
+    const file = (await source.browser.get('/account/export?format=json')).text;
+    for (const [title, reason] of [
+      ['x'.repeat(1001), 'title: at most 1000 characters'],
+      ['nul \u0000 inside', 'title: must not contain U+0000'],
+    ] as const) {
+      const broken = file.replace('"Also fine"', JSON.stringify(title));
+      const refused = await browser.postFile('/account/import?format=json', broken, csrf);
+      expect(refused.status, reason).toBe(400);
+      const message = stringAt(refused.json, 'message');
+      expect(message).toMatch(/^the import was refused at task \d of the file \(id second\), /);
+      expect(message.endsWith(reason), message).toBe(true);
+      // Nothing of the file was written, not even the records before the refused one.
+      expect(await titles(api)).toEqual([]);
+    }
+  });
 });
