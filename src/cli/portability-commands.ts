@@ -3,7 +3,8 @@ import type { Command } from '../config.js';
 import type { PortableAccount } from '../domain/portable.js';
 import { nowMicros } from '../domain/time.js';
 import { AdminError } from '../service/accounts.js';
-import { FormatError, readAccountJson, writeAccountJson } from '../service/formats/account-json.js';
+import { FormatError } from '../service/formats/account-json.js';
+import { readPortableFile, writePortableFile } from '../service/portable-files.js';
 import { PortabilityService, type ChangeCounts, type ImportReport } from '../service/portability.js';
 import type { Store } from '../store/store.js';
 import { ProgressBar } from './progress-bar.js';
@@ -14,8 +15,7 @@ type ImportCommand = Extract<Command, { command: 'import' }>;
 /** `task-service export <username>`: the file on standard output, a summary on standard error. */
 export async function runExport(store: Store, command: ExportCommand): Promise<void> {
   const { account, data } = await new PortabilityService(store).exportAccount(command.username);
-  const text =
-    command.format === 'json' ? writeAccountJson(account, data, nowMicros()) : await icsOf(data, account.timezone);
+  const text = await writePortableFile(command.format, account, data, nowMicros());
   process.stdout.write(text);
   console.error(
     `exported ${account.username}: ${data.projects.length} projects, ${data.contexts.length} contexts, ` +
@@ -23,25 +23,9 @@ export async function runExport(store: Store, command: ExportCommand): Promise<v
   );
 }
 
-async function icsOf(data: PortableAccount, zone: string): Promise<string> {
-  const { writeIcs } = await import('../service/formats/ics.js');
-  return writeIcs(data, zone, nowMicros());
-}
-
 async function readImportFile(command: ImportCommand, zone: string): Promise<PortableAccount> {
   try {
-    switch (command.format) {
-      case 'json':
-        return readAccountJson(await readFile(command.file, 'utf8'));
-      case 'ics': {
-        const { readIcs } = await import('../service/formats/ics.js');
-        return readIcs(await readFile(command.file, 'utf8'), zone);
-      }
-      case 'todoist': {
-        const { readTodoistBackup } = await import('../service/formats/todoist.js');
-        return readTodoistBackup(await readFile(command.file), zone);
-      }
-    }
+    return await readPortableFile(command.format, await readFile(command.file), zone);
   } catch (error) {
     if (error instanceof FormatError) throw new AdminError(`${command.file} cannot be imported: ${error.message}`);
     throw error;

@@ -345,6 +345,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       signIn: deps.services.signIn,
       oauth: deps.services.oauth,
       access: deps.services.access,
+      portability: deps.services.portability,
       log: deps.log,
       webAppServed: Boolean(deps.webApp),
     });

@@ -8,21 +8,37 @@ import type {
   PortableSettings,
   PortableTask,
 } from '../domain/portable.js';
+import { firstTextProblem } from '../domain/portable-text.js';
+import type { StorageQuota } from '../domain/storage-quota.js';
 import type { RecordsByKind, SyncKind } from '../domain/sync.js';
 import type { TaskInput } from '../domain/task.js';
 import type { Store, WriteTx } from '../store/store.js';
 import { AdminError } from './accounts.js';
 import { importLabels } from './labels.js';
 import { SettingsService } from './settings.js';
+import { withinQuota } from './storage-quota.js';
 import { importTasks, type ImportChange } from './tasks.js';
 
 /** Records per transaction of an import: each commits on its own, none holds the account long. */
 export const IMPORT_BATCH_SIZE = 500;
 
+/** Records an import report names one by one (the counts cover every record). */
+export const IMPORT_PREVIEW_SIZE = 100;
+
 export interface ChangeCounts {
   created: number;
   updated: number;
   unchanged: number;
+}
+
+type ImportedKind = 'project' | 'context' | 'task';
+
+/** One record an import creates or updates (or would), named as a person knows it. */
+export interface ImportedRecord {
+  readonly kind: ImportedKind;
+  /** A task's title, a project's or context's name. */
+  readonly name: string;
+  readonly change: 'created' | 'updated';
 }
 
 export interface ImportReport {
@@ -31,6 +47,8 @@ export interface ImportReport {
   readonly projects: ChangeCounts;
   readonly contexts: ChangeCounts;
   readonly tasks: ChangeCounts;
+  /** The first IMPORT_PREVIEW_SIZE records created or updated, in the file's order, kind by kind. */
+  readonly changed: readonly ImportedRecord[];
   readonly unmapped: readonly string[];
 }
 
@@ -52,8 +70,28 @@ function counts(): ChangeCounts {
   return { created: 0, updated: 0, unchanged: 0 };
 }
 
-function tally(into: ChangeCounts, changes: readonly ImportChange[]): void {
-  for (const change of changes) into[change] += 1;
+interface ReportInProgress {
+  readonly projects: ChangeCounts;
+  readonly contexts: ChangeCounts;
+  readonly tasks: ChangeCounts;
+  readonly changed: ImportedRecord[];
+}
+
+const COUNTS_OF = { project: 'projects', context: 'contexts', task: 'tasks' } as const;
+
+/** Counts a batch's changes, and names the changed records while the preview has room. */
+function tally(
+  report: ReportInProgress,
+  kind: ImportedKind,
+  names: readonly string[],
+  changes: readonly ImportChange[],
+): void {
+  const counts = report[COUNTS_OF[kind]];
+  changes.forEach((change, index) => {
+    counts[change] += 1;
+    if (change === 'unchanged' || report.changed.length >= IMPORT_PREVIEW_SIZE) return;
+    report.changed.push({ kind, name: names[index] ?? '', change });
+  });
 }
 
 function batches<T>(items: readonly T[]): T[][] {
@@ -90,7 +128,7 @@ function settingsPatch(account: Account, settings: PortableSettings | undefined)
 
 /** One step of an import: a batch of one kind, applied in a transaction given to it. */
 interface ImportStep {
-  readonly what: 'project' | 'context' | 'task';
+  readonly what: ImportedKind;
   /** Where the batch starts among the file's records of its kind. */
   readonly offset: number;
   readonly ids: readonly string[];
@@ -112,13 +150,22 @@ function stepsOf<T extends { readonly id: string }>(
 }
 
 /**
- * Export and import of one account's data, per account, for the command line: the live records
- * (tombstones left out) out, and records in through the same rules as the API's writes.
+ * Export and import of one account's data, per account, for the command line and the web app's
+ * Settings: the live records (tombstones left out) out, and records in through the same rules as
+ * the API's writes.
  */
 export class PortabilityService {
   private readonly settings: SettingsService;
 
-  constructor(private readonly store: Store) {
+  /**
+   * With a quota (the web app's imports, made by the account's owner), a batch that takes the
+   * account past it is refused as the API's writes are; the command line is the operator's, and
+   * imports whatever the file holds.
+   */
+  constructor(
+    private readonly store: Store,
+    private readonly quota?: StorageQuota,
+  ) {
     this.settings = new SettingsService(store);
   }
 
@@ -192,40 +239,56 @@ export class PortabilityService {
 
   /**
    * Sets the account's records to the file's: settings first, then projects, contexts and tasks,
-   * in transactions of at most IMPORT_BATCH_SIZE records. Records that would not change are not
+   * in transactions of at most IMPORT_BATCH_SIZE records, once every text of the file is one the
+   * API would take (none is written otherwise). Records that would not change are not
    * written, so an import run twice changes nothing the second time. A dry run does all of it in
    * one transaction and rolls it back.
    */
   async importAccount(username: string, data: PortableAccount, options: ImportOptions): Promise<ImportReport> {
     let account = await this.account(username);
+    const problem = firstTextProblem(data);
+    if (problem !== undefined) {
+      throw new AdminError(
+        `the import was refused at ${problem.what} ${problem.position} of the file (id ${problem.id}), ` +
+          `${problem.field}: ${problem.reason}`,
+      );
+    }
     const patch = settingsPatch(account, data.settings);
     if (patch !== null && !options.dryRun) account = await this.settings.update(account.id, patch);
     const zone = patch?.timezone ?? account.timezone;
 
-    const report = {
+    const report: ImportReport & ReportInProgress = {
       dryRun: options.dryRun,
       settingsChanged: patch !== null,
       projects: counts(),
       contexts: counts(),
       tasks: counts(),
+      changed: [],
       unmapped: data.unmapped,
     };
+    const names = (batch: readonly { readonly name: string }[]): string[] => batch.map((label) => label.name);
     const steps: ImportStep[] = [
       ...stepsOf('project', data.projects, async (tx, _zone, batch) =>
-        tally(report.projects, await importLabels(tx, 'project', batch.map(projectInput))),
+        tally(report, 'project', names(batch), await importLabels(tx, 'project', batch.map(projectInput))),
       ),
       ...stepsOf('context', data.contexts, async (tx, _zone, batch) =>
-        tally(report.contexts, await importLabels(tx, 'context', batch.map(contextInput))),
+        tally(report, 'context', names(batch), await importLabels(tx, 'context', batch.map(contextInput))),
       ),
       ...stepsOf('task', data.tasks, async (tx, taskZone, batch) =>
-        tally(report.tasks, await importTasks(tx, taskZone, batch.map(taskInput))),
+        tally(
+          report,
+          'task',
+          batch.map((task) => task.title),
+          await importTasks(tx, taskZone, batch.map(taskInput)),
+        ),
       ),
     ];
     const total = steps.reduce((sum, step) => sum + step.ids.length, 0);
     let done = 0;
     const run = async (tx: WriteTx, step: ImportStep): Promise<void> => {
       try {
-        await step.apply(tx, zone);
+        if (this.quota === undefined) await step.apply(tx, zone);
+        else await withinQuota(tx, this.quota, () => step.apply(tx, zone));
       } catch (error) {
         throw explained(error, step, options.dryRun);
       }
@@ -257,6 +320,10 @@ function explained(error: unknown, step: ImportStep, dryRun: boolean): unknown {
   if (!(error instanceof DomainError)) return error;
   const problem = error.problem;
   const after = dryRun ? '' : ' (the batches before it were imported; fix the file and run it again)';
+  if (problem.kind === 'storage_full') {
+    const limit = problem.measure === 'records' ? `${problem.max} records` : `${problem.max} bytes of text`;
+    return new AdminError(`the import was refused: the account would hold more than ${limit}${after}`);
+  }
   if (problem.kind !== 'invalid') return new AdminError(`the import was refused: ${problem.kind}${after}`);
   const placed = /^\[(\d+)\]\.(.*)$/.exec(problem.field);
   const index = Number(placed?.[1] ?? 0);

@@ -1,4 +1,4 @@
-import type { StorageQuota } from '../domain/storage-quota.js';
+import { DEFAULT_STORAGE_QUOTA, type StorageQuota } from '../domain/storage-quota.js';
 import type { Store } from '../store/store.js';
 import { AccountAccessService } from './account-access.js';
 import { AccountService } from './accounts.js';
@@ -6,6 +6,7 @@ import { LabelService } from './labels.js';
 import { ListingService } from './listing.js';
 import { SettingsService } from './settings.js';
 import { OAuthService } from './oauth.js';
+import { PortabilityService } from './portability.js';
 import { SignInService } from './sign-in.js';
 import { TaskService } from './tasks.js';
 
@@ -19,6 +20,8 @@ export interface Services {
   readonly signIn: SignInService;
   readonly oauth: OAuthService;
   readonly access: AccountAccessService;
+  /** Export and import of an account's data (Settings in the web app; the command line makes its own). */
+  readonly portability: PortabilityService;
   /** Resolves when the store answers; rejects otherwise. */
   readonly health: () => Promise<void>;
 }
@@ -40,6 +43,7 @@ export function buildServices(store: Store, options: ServiceOptions = {}): Servi
     signIn: new SignInService(store, options.signup ?? false),
     oauth: new OAuthService(store),
     access: new AccountAccessService(store),
+    portability: new PortabilityService(store, options.storageQuota ?? DEFAULT_STORAGE_QUOTA),
     health: () => store.ping(),
   };
 }

@@ -1,6 +1,7 @@
 /**
  * `npm run screenshots:web`: the sign-in page, the web app's main screens on a small account, the
- * consent page and Settings, written to docs/screenshots/ (the README and docs/web.md show them).
+ * consent page, Settings and its import preview, written to docs/screenshots/ (the README and
+ * docs/web.md show them).
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -30,6 +31,33 @@ const TASKS = [
   { title: 'Learn the cello', attribute: 'noplan' },
   { title: 'Parcel from the bike shop', attribute: 'waiting' },
 ];
+
+/** What another app exports: the preview of its import is a screenshot of its own. */
+const CALENDAR = [
+  'BEGIN:VCALENDAR',
+  'VERSION:2.0',
+  'PRODID:-//Another App//EN',
+  ...[
+    ['shot-1', 'Book the ferry to the island', 'CATEGORIES:travel'],
+    ['shot-2', 'Renew the car insurance', 'DUE;VALUE=DATE:20270115'],
+    ['shot-3', 'Send the photos to Mia', 'PRIORITY:1'],
+  ].flatMap(([uid = '', summary = '', extra = '']) => [
+    'BEGIN:VTODO',
+    `UID:${uid}@another.example`,
+    'DTSTAMP:20261101T120000Z',
+    `SUMMARY:${summary}`,
+    extra,
+    'END:VTODO',
+  ]),
+  'BEGIN:VEVENT',
+  'UID:event-1@another.example',
+  'DTSTAMP:20261101T120000Z',
+  'DTSTART:20261201T080000Z',
+  'SUMMARY:Dinner with Ann',
+  'END:VEVENT',
+  'END:VCALENDAR',
+  '',
+].join('\r\n');
 
 async function main(): Promise<void> {
   await mkdir(SHOTS, { recursive: true });
@@ -98,6 +126,14 @@ async function main(): Promise<void> {
     await tokens.getByRole('textbox', { name: /Your new token/ }).waitFor();
     await page.getByRole('region', { name: 'Connected apps' }).getByRole('listitem').waitFor();
     await shot('settings');
+    const importing = page.getByRole('region', { name: 'Import' });
+    await importing
+      .getByLabel('File')
+      .setInputFiles({ name: 'from-another-app.ics', mimeType: 'text/calendar', buffer: Buffer.from(CALENDAR) });
+    await importing.getByRole('button', { name: 'Preview' }).click();
+    await importing.getByLabel('Import preview').waitFor();
+    await page.waitForTimeout(200);
+    await importing.screenshot({ path: path.join(SHOTS, 'import-preview.png') });
     await page.setViewportSize({ width: 1200, height: 640 });
     await page.getByRole('link', { name: /^Inbox/ }).click();
     await context.setOffline(true);

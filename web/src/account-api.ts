@@ -1,8 +1,8 @@
 /**
  * The signed-in browser's own endpoints (`/account/*`, docs/auth.md): the app's token for this
- * session, and what Settings manages (password, tokens, connected apps). They answer to the
- * session cookie, never to a token; every POST is form-encoded and carries the CSRF token the
- * session answer gave. Strings arrive HTML-escaped and dates as wire dates, as from /v1.
+ * session, and what Settings manages (password, tokens, connected apps, export and import). They
+ * answer to the session cookie, never to a token; every POST carries the CSRF token the session
+ * answer gave, and is form-encoded but for an import, which sends the file itself. Strings arrive HTML-escaped and dates as wire dates, as from /v1.
  */
 import { parseWireDate, unescapeHtml } from '../../src/client/index.js';
 import { UnavailableError } from './api.ts';
@@ -30,6 +30,35 @@ export interface ConnectedApp {
   readonly scope: TokenScope;
   readonly allowed: number;
   readonly lastUsed: number | null;
+}
+
+export type ExportFormat = 'json' | 'ics';
+export type ImportFormat = 'json' | 'ics' | 'todoist';
+
+export interface ChangeCounts {
+  readonly created: number;
+  readonly updated: number;
+  readonly unchanged: number;
+}
+
+/** A record an import creates or updates (or would). */
+export interface ImportedRecord {
+  readonly kind: 'project' | 'context' | 'task';
+  readonly name: string;
+  readonly change: 'created' | 'updated';
+}
+
+/** What an import changed, or would change in a dry run. */
+export interface ImportReport {
+  readonly dryRun: boolean;
+  readonly settingsChanged: boolean;
+  readonly projects: ChangeCounts;
+  readonly contexts: ChangeCounts;
+  readonly tasks: ChangeCounts;
+  /** The first records created or updated (the server names at most 100). */
+  readonly changed: readonly ImportedRecord[];
+  /** What the file held that nothing takes, one line each. */
+  readonly unmapped: readonly string[];
 }
 
 export interface NewTokenRequest {
@@ -93,6 +122,48 @@ function readApp(record: unknown): ConnectedApp {
     scope: scopeOf(record),
     allowed: parseWireDate(text(record, 'allowed')).getTime(),
     lastUsed: dateOrNull(record, 'last_used'),
+  };
+}
+
+function count(record: Json, field: string): number {
+  const value = record[field];
+  if (typeof value !== 'number') throw new Error(`expected a count in ${field}`);
+  return value;
+}
+
+function countsOf(body: Json, field: string): ChangeCounts {
+  const record = body[field];
+  if (!isObject(record)) throw new Error(`expected the counts of ${field}`);
+  return {
+    created: count(record, 'created'),
+    updated: count(record, 'updated'),
+    unchanged: count(record, 'unchanged'),
+  };
+}
+
+function readImported(record: unknown): ImportedRecord {
+  if (!isObject(record)) throw new Error('expected a changed record');
+  const { kind, change } = record;
+  if (kind !== 'project' && kind !== 'context' && kind !== 'task') throw new Error('expected a kind');
+  if (change !== 'created' && change !== 'updated') throw new Error('expected a change');
+  return { kind, name: text(record, 'name'), change };
+}
+
+function readUnmapped(line: unknown): string {
+  if (typeof line !== 'string') throw new Error('expected a line of what was not mapped');
+  return unescapeHtml(line);
+}
+
+function readImportReport(body: unknown): ImportReport {
+  if (!isObject(body)) throw new Error('expected an import report');
+  return {
+    dryRun: body['dry_run'] === true,
+    settingsChanged: body['settings_changed'] === true,
+    projects: countsOf(body, 'projects'),
+    contexts: countsOf(body, 'contexts'),
+    tasks: countsOf(body, 'tasks'),
+    changed: listOf(body, 'changed', readImported),
+    unmapped: listOf(body, 'unmapped', readUnmapped),
   };
 }
 
@@ -198,6 +269,19 @@ export class AccountApi {
     await this.#post(`/account/apps/${encodeURIComponent(clientId)}/revoke`, {});
   }
 
+  /** Where the browser downloads the account's data (the session cookie goes with it). */
+  exportAddress(format: ExportFormat): string {
+    return `/account/export?format=${format}`;
+  }
+
+  /** Imports a file, or with `dryRun` only says what it would change. */
+  async importFile(file: Blob, format: ImportFormat, dryRun: boolean): Promise<ImportReport> {
+    const query = new URLSearchParams({ format, dry_run: dryRun ? '1' : '0' });
+    return readImportReport(
+      await this.#send(`/account/import?${query.toString()}`, file, { 'Content-Type': 'application/octet-stream' }),
+    );
+  }
+
   /** Ends the session on the server (and with it the app's tokens). Nobody signed in: nothing to end. */
   async signOut(): Promise<void> {
     const csrf = await this.#csrfToken();
@@ -217,15 +301,18 @@ export class AccountApi {
     return this.#csrf;
   }
 
-  /** A form POST with the CSRF token; a refused token (a new session since) is renewed once. */
-  async #post(path: string, fields: Readonly<Record<string, string>>): Promise<unknown> {
+  /** A form POST with the CSRF token. */
+  #post(path: string, fields: Readonly<Record<string, string>>): Promise<unknown> {
+    return this.#send(path, new URLSearchParams(fields), {});
+  }
+
+  /** A POST with the CSRF token; a refused token (a new session since) is renewed once. */
+  async #send(path: string, body: BodyInit, headers: Readonly<Record<string, string>>): Promise<unknown> {
     for (let attempt = 0; ; attempt += 1) {
       const csrf = await this.#csrfToken();
       if (csrf === null) throw new AccountError(401, 'signed_out', 'not signed in');
       try {
-        return await bodyOf(
-          await send(path, { method: 'POST', headers: { 'X-CSRF-Token': csrf }, body: new URLSearchParams(fields) }),
-        );
+        return await bodyOf(await send(path, { method: 'POST', headers: { ...headers, 'X-CSRF-Token': csrf }, body }));
       } catch (error) {
         if (attempt > 0 || !(error instanceof AccountError) || error.code !== 'forbidden') throw error;
         this.#csrf = null;

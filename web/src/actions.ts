@@ -13,6 +13,11 @@ export function useEngine(next: SyncEngine | null): void {
   engine = next;
 }
 
+/** Syncs now rather than at the next look (after an import, whose changes are the server's). */
+export function syncNow(): void {
+  engine?.kick();
+}
+
 function send(body: TaskBody): void {
   void engine?.change(body);
 }

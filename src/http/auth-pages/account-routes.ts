@@ -1,8 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Account } from '../../domain/account.js';
-import type { SignInService } from '../../service/sign-in.js';
-import type { AccountErrorCode } from '../wire/account-shapes.js';
-import { JSON_CONTENT_TYPE } from '../wire/content-type.js';
+import type { FastifyInstance } from 'fastify';
 import { WireError } from '../wire/errors.js';
 import {
   ACCOUNT_ERROR_STATUS,
@@ -13,32 +9,11 @@ import {
   renderSessionAnswer,
   renderTokenList,
 } from '../wire/account.js';
+import { AccountError, requireAccount, sendAccountJson, SIGNED_OUT } from './account-reply.js';
 import { fieldsOf } from './form.js';
 import { guardForm, isCsrfFailure, type WebAuthDeps } from './page-reply.js';
-import { sessionIdOf, setSessionCookie, signedInAccount } from './session-cookie.js';
-
-/** The answers hold secrets or an account's data: never kept by a cache on the way. */
-function sendAccountJson(reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply.code(status).headers({ 'cache-control': 'no-store' }).type(JSON_CONTENT_TYPE).send(body);
-}
-
-class AccountError extends Error {
-  override name = 'AccountError';
-  constructor(
-    readonly code: AccountErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-const SIGNED_OUT = 'not signed in: sign in at /login';
-
-async function requireAccount(signIn: SignInService, request: FastifyRequest): Promise<Account> {
-  const account = await signedInAccount(signIn, request);
-  if (account === undefined) throw new AccountError('signed_out', SIGNED_OUT);
-  return account;
-}
+import { IMPORT_BODY_LIMIT_BYTES, registerPortabilityRoutes } from './portability-routes.js';
+import { sessionIdOf, setSessionCookie } from './session-cookie.js';
 
 /** `expires_in_days`: empty or missing means never; anything else a whole number of days. */
 function expiryDaysOf(text: string | undefined): number | null {
@@ -49,7 +24,7 @@ function expiryDaysOf(text: string | undefined): number | null {
 
 /**
  * The signed-in browser's own endpoints (docs/auth.md): the web app's token for its session, and
- * the settings page's password, tokens and connected apps. Authenticated by the session cookie,
+ * the settings page's password, tokens, connected apps, export and import. Authenticated by the session cookie,
  * never by a token (a token cannot make tokens or change the password); every POST is form-encoded
  * and CSRF-checked like the pages' forms (the token in `X-CSRF-Token` or `_csrf`, plus `Origin`).
  * Registered in a scope of their own inside the pages' scope: errors answer JSON, not a page.
@@ -69,7 +44,12 @@ export function registerAccountRoutes(scope: FastifyInstance, deps: WebAuthDeps)
       return sendAccountJson(reply, 403, renderAccountError('forbidden', message));
     }
     if (typeof error === 'object' && error !== null && 'statusCode' in error && error.statusCode === 413) {
-      return sendAccountJson(reply, 413, renderAccountError('too_large', 'the request is too large'));
+      const message =
+        request.routeOptions.url === '/account/import'
+          ? `the file is larger than an import takes (${IMPORT_BODY_LIMIT_BYTES / (1024 * 1024)} MiB): ` +
+            'split it, or import it with the command line'
+          : 'the request is too large';
+      return sendAccountJson(reply, 413, renderAccountError('too_large', message));
     }
     // Never the request itself in the log: it may hold a password.
     deps.log.error({ err: error, path: request.routeOptions.url }, 'account endpoint failed');
@@ -139,4 +119,6 @@ export function registerAccountRoutes(scope: FastifyInstance, deps: WebAuthDeps)
     if (!(await access.revokeApp(account, request.params.id))) throw new AccountError('not_found', 'no such app');
     return reply.code(204).headers({ 'cache-control': 'no-store' }).send();
   });
+
+  registerPortabilityRoutes(scope, deps);
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandl
 import type { Logger } from 'pino';
 import type { AccountAccessService } from '../../service/account-access.js';
 import type { OAuthService } from '../../service/oauth.js';
+import type { PortabilityService } from '../../service/portability.js';
 import type { SignInService } from '../../service/sign-in.js';
 import { WireError } from '../wire/errors.js';
 import { comesFromThisSite } from './form.js';
@@ -11,6 +12,7 @@ export interface WebAuthDeps {
   readonly signIn: SignInService;
   readonly oauth: OAuthService;
   readonly access: AccountAccessService;
+  readonly portability: PortabilityService;
   readonly log: Logger;
   /** Whether the web app is served at `/`: sign-in then goes there when no page asked for another. */
   readonly webAppServed: boolean;

@@ -3,6 +3,7 @@
  * app's token for its session, and Settings' password, tokens and connected apps. Bodies are
  * generated from wire/account-shapes.ts; the refusals' statuses come from wire/account.ts.
  */
+import { IMPORT_BODY_LIMIT_BYTES } from '../auth-pages/portability-routes.js';
 import { ACCOUNT_ERROR_STATUS } from '../wire/account.js';
 import type { AccountErrorCode } from '../wire/account-shapes.js';
 import { componentRef, type AnswerName, type JsonSchema, type WriteName } from './components.js';
@@ -73,8 +74,14 @@ function readOperation(operationId: string, summary: string, answers: Record<str
 
 /** A POST: the session cookie and the CSRF token, and the refusals any form can meet. */
 function formOperation(operation: JsonSchema, answers: Record<string, JsonSchema>): JsonSchema {
-  return { tags: ['account'], security: SESSION_AND_CSRF, ...operation, responses: { ...answers, ...POST_ALWAYS } };
+  return { tags: ['account'], security: SESSION_AND_CSRF, ...operation, responses: { ...POST_ALWAYS, ...answers } };
 }
+
+function queryParameter(name: string, required: boolean, values: readonly string[], description: string): JsonSchema {
+  return { name, in: 'query', required, description, schema: { type: 'string', enum: values } };
+}
+
+const IMPORT_LIMIT_MIB = IMPORT_BODY_LIMIT_BYTES / (1024 * 1024);
 
 export const ACCOUNT_PATHS: Record<string, JsonSchema> = {
   '/account/session': {
@@ -160,6 +167,70 @@ export const ACCOUNT_PATHS: Record<string, JsonSchema> = {
       {
         '204': revoked('Disconnected: the app must ask again.'),
         ...refusal('not_found', 'the account never allowed this app.'),
+      },
+    ),
+  },
+  '/account/export': {
+    get: {
+      ...readOperation('account_export', "Download the account's data: settings, projects, contexts, live tasks", {
+        '200': {
+          description: 'The file, as `task-service export` writes it: a download named by the day.',
+          headers: {
+            ...NO_STORE,
+            'Content-Disposition': {
+              description: '`attachment; filename="task-service-YYYY-MM-DD.json"` (or `.ics`).',
+              schema: { type: 'string' },
+            },
+          },
+          content: {
+            'application/json': { schema: componentRef('AccountExport') },
+            'text/calendar': { schema: { type: 'string', description: 'One VCALENDAR of VTODOs.' } },
+          },
+        },
+        ...refusal('invalid', 'an unknown format.'),
+      }),
+      parameters: [
+        queryParameter('format', false, ['json', 'ics'], 'The lossless JSON (without it) or iCalendar VTODOs.'),
+      ],
+    },
+  },
+  '/account/import': {
+    post: formOperation(
+      {
+        operationId: 'account_import',
+        summary: 'Import a file into the account, or with `dry_run=1` say what it would change',
+        description:
+          'Idempotent: ids come from the file, and records that would not change are not written, so importing the same file again changes nothing. ' +
+          'Applied in transactions of at most 500 records; a refused record stops the import there (the batches before it stay imported).',
+        parameters: [
+          queryParameter(
+            'format',
+            true,
+            ['json', 'ics', 'todoist'],
+            "The file's format: our JSON export, iCalendar VTODOs, or Todoist's backup zip.",
+          ),
+          queryParameter(
+            'dry_run',
+            false,
+            ['1', '0', 'true', 'false'],
+            '`1`: change nothing, answer what would change.',
+          ),
+        ],
+        requestBody: {
+          required: true,
+          description: `The file itself, at most ${IMPORT_LIMIT_MIB} MiB.`,
+          content: {
+            'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } },
+          },
+        },
+      },
+      {
+        '200': answer('What the import changed, or would change.', 'AccountImportReport'),
+        ...refusal(
+          'invalid',
+          'an unknown format, a file not of its format, or a record the API would refuse (the message names it, its field and why).',
+        ),
+        ...refusal('too_large', `the file is larger than ${IMPORT_LIMIT_MIB} MiB.`),
       },
     ),
   },

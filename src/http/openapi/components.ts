@@ -30,11 +30,13 @@ import {
 } from '../wire/oauth-shapes.js';
 import {
   accountErrorBody,
+  accountExport,
   accountSession,
   appTokenAnswer,
   connectedApp,
   connectedAppList,
   csrfOnlyForm,
+  importReport,
   madeToken,
   makeTokenForm,
   passwordForm,
@@ -108,6 +110,8 @@ const ANSWERS = {
   AccountMadeToken: madeToken,
   AccountApp: connectedApp,
   AccountAppList: connectedAppList,
+  AccountExport: accountExport,
+  AccountImportReport: importReport,
 };
 
 export type WriteName = keyof typeof WRITES;

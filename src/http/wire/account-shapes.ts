@@ -5,6 +5,8 @@
  * described here too, for the document: the endpoints read them field by field (form.ts).
  */
 import { z } from 'zod';
+import { ACCOUNT_JSON_FORMAT } from '../../service/formats/account-json.js';
+import { IMPORT_PREVIEW_SIZE } from '../../service/portability.js';
 import { wireDateTime } from './shapes.js';
 
 /** Every string below arrives HTML-escaped (`&`, `<`, `>`, `'`, `"` as entities), as in /v1. */
@@ -121,3 +123,48 @@ export const makeTokenForm = z
     _csrf: csrfField,
   })
   .meta({ description: 'A new personal token; a field sent twice counts as not sent.' });
+
+const changeCounts = z
+  .strictObject({
+    created: z.int().nonnegative(),
+    updated: z.int().nonnegative(),
+    unchanged: z
+      .int()
+      .nonnegative()
+      .meta({ description: 'Records of the file the account already holds as they are.' }),
+  })
+  .meta({ description: "How the file's records of one kind change the account (or would, in a dry run)." });
+
+export const importReport = z
+  .strictObject({
+    dry_run: z.boolean().meta({ description: 'true: nothing was changed; this is what the import would do.' }),
+    settings_changed: z.boolean().meta({ description: "Whether the file's settings differ from the account's." }),
+    projects: changeCounts,
+    contexts: changeCounts,
+    tasks: changeCounts,
+    changed: z
+      .array(
+        z.strictObject({
+          kind: z.enum(['project', 'context', 'task']),
+          name: escaped.meta({ description: "A task's title, a project's or context's name." }),
+          change: z.enum(['created', 'updated']),
+        }),
+      )
+      .max(IMPORT_PREVIEW_SIZE)
+      .meta({ description: `The first ${IMPORT_PREVIEW_SIZE} records created or updated, in the file's order.` }),
+    unmapped: z
+      .array(escaped)
+      .meta({ description: 'What the file held that no field takes, one line each: kept out of the import.' }),
+  })
+  .meta({ description: 'What an import of a file changed in the account, or would change (`dry_run`).' });
+export type ImportReportBody = z.infer<typeof importReport>;
+
+export const accountExport = z
+  .looseObject({
+    format: z.literal(ACCOUNT_JSON_FORMAT),
+    version: z.int().positive(),
+  })
+  .meta({
+    description:
+      "The account's lossless JSON export (settings, projects, contexts, live tasks; docs/operations.md), written as the command line's `export` writes it: text as it is, not HTML-escaped.",
+  });

@@ -1,16 +1,20 @@
 import type { Account } from '../../domain/account.js';
 import type { ConnectedApp, TokenSummary } from '../../domain/auth.js';
 import type { Micros } from '../../domain/time.js';
+import type { ChangeCounts, ImportReport } from '../../service/portability.js';
+import type { ExportFormat } from '../../service/portable-files.js';
 import type {
   AccountErrorBody,
   AccountErrorCode,
   AccountSessionBody,
   AppTokenBody,
   ConnectedAppListBody,
+  ImportReportBody,
   MadeTokenBody,
   PersonalTokenBody,
   PersonalTokenListBody,
 } from './account-shapes.js';
+import { JSON_CONTENT_TYPE } from './content-type.js';
 import { formatDateTime } from './dates.js';
 import { escapeHtml } from './escape.js';
 
@@ -96,4 +100,41 @@ export function renderConnectedApps(apps: readonly ConnectedApp[], account: Acco
     })),
   };
   return JSON.stringify(body);
+}
+
+function countsBody(counts: ChangeCounts): ImportReportBody['tasks'] {
+  return { created: counts.created, updated: counts.updated, unchanged: counts.unchanged };
+}
+
+/** What an import changed, or would change in a dry run (Settings' preview). */
+export function renderImportReport(report: ImportReport): string {
+  const body: ImportReportBody = {
+    dry_run: report.dryRun,
+    settings_changed: report.settingsChanged,
+    projects: countsBody(report.projects),
+    contexts: countsBody(report.contexts),
+    tasks: countsBody(report.tasks),
+    changed: report.changed.map((record) => ({
+      kind: record.kind,
+      name: escapeHtml(record.name),
+      change: record.change,
+    })),
+    unmapped: report.unmapped.map(escapeHtml),
+  };
+  return JSON.stringify(body);
+}
+
+/** The media type of each export file. */
+export const EXPORT_MEDIA_TYPES: { readonly [Format in ExportFormat]: string } = {
+  json: JSON_CONTENT_TYPE,
+  ics: 'text/calendar; charset=utf-8',
+};
+
+/**
+ * A download, never shown in the tab, named by the day in the account's zone:
+ * `task-service-2026-11-24.json`. The name holds nothing the person typed, so it needs no quoting rules.
+ */
+export function exportDisposition(format: ExportFormat, exported: Micros, zone: string): string {
+  const day = formatDateTime(exported, zone).slice(0, 10);
+  return `attachment; filename="task-service-${day}.${format}"`;
 }

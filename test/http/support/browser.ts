@@ -50,6 +50,18 @@ export class InProcessBrowser {
     );
   }
 
+  /** A POST whose body is a file as it is (an import), not a form. */
+  async postFile(url: string, file: Buffer | string, headers: Record<string, string> = {}): Promise<Answer> {
+    return this.keep(
+      await call(this.app, {
+        method: 'POST',
+        url,
+        body: file,
+        headers: { 'content-type': 'application/octet-stream', ...this.cookieHeader(), ...headers },
+      }),
+    );
+  }
+
   /** Makes the account with `--signup`'s form, signed in as it afterwards. */
   async signUp(username: string, password: string): Promise<void> {
     const page = await this.get('/signup');

@@ -4,6 +4,7 @@ import { api } from '../session.ts';
 import { settings } from '../state.ts';
 import { AppsSection } from './AppsSection.tsx';
 import { PasswordSection } from './PasswordSection.tsx';
+import { ExportSection, ImportSection } from './PortabilitySection.tsx';
 import { TokensSection } from './TokensSection.tsx';
 
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
@@ -14,7 +15,8 @@ const ZONES: readonly string[] =
 
 /**
  * Nickname, time zone and week start, saved as they change; then the password, the account's
- * tokens and its connected apps (ACCOUNTS.md section 4), through the browser's session.
+ * tokens and its connected apps (ACCOUNTS.md section 4), and the export and import of its data,
+ * through the browser's session.
  */
 export function SettingsView() {
   if (settings.value === null) return <p class="empty">Loading settings…</p>;
@@ -24,6 +26,8 @@ export function SettingsView() {
       <PasswordSection />
       <TokensSection />
       <AppsSection />
+      <ExportSection />
+      <ImportSection />
     </div>
   );
 }
