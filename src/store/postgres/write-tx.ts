@@ -20,14 +20,21 @@ import { KIND_TABLES } from './tables.js';
 export class PostgresWriteTx implements WriteTx {
   readonly #stamper: Stamper;
   #finished = false;
+  /**
+   * The account's usage while it is known without asking: read with the account's lock, and
+   * unchanged until the first put (the usage triggers move it). Saves a round trip per request.
+   */
+  #knownUsage: StorageUsage | null;
 
   constructor(
     private readonly client: pg.PoolClient,
     private readonly accountId: number,
     start: Stamp,
+    startUsage: StorageUsage,
     private readonly now: () => Micros,
   ) {
     this.#stamper = new Stamper(start, now);
+    this.#knownUsage = startUsage;
   }
 
   /** The head to save before COMMIT, or null when nothing was written. */
@@ -75,6 +82,7 @@ export class PostgresWriteTx implements WriteTx {
    * one transaction are awaited one after the other by the use cases.
    */
   async put<K extends SyncKind>(kind: K, draft: DraftsByKind[K]): Promise<RecordsByKind[K]> {
+    this.#knownUsage = null;
     this.#assertOpen();
     const table = KIND_TABLES[kind];
     const values = table.codec.encodeDraft(draft);
@@ -96,6 +104,7 @@ export class PostgresWriteTx implements WriteTx {
 
   async usage(): Promise<StorageUsage> {
     this.#assertOpen();
+    if (this.#knownUsage !== null) return this.#knownUsage;
     const result = await this.client.query<{ records: BigintText; bytes: BigintText }>(
       'SELECT stored_records AS records, stored_bytes AS bytes FROM accounts WHERE id = $1',
       [this.accountId],

@@ -12,7 +12,15 @@ import { PostgresWriteTx } from './write-tx.js';
  * UPDATE, it does not block inserts elsewhere whose foreign keys merely check the account exists.
  * Writers of other accounts lock other rows and never wait.
  */
-const LOCK_ACCOUNT = 'SELECT rev, last_updated FROM accounts WHERE id = $1 FOR NO KEY UPDATE';
+const LOCK_ACCOUNT =
+  'SELECT rev, last_updated, stored_records, stored_bytes FROM accounts WHERE id = $1 FOR NO KEY UPDATE';
+interface LockedAccountRow {
+  readonly rev: BigintText;
+  readonly last_updated: BigintText;
+  readonly stored_records: BigintText;
+  readonly stored_bytes: BigintText;
+}
+
 const SAVE_HEAD = 'UPDATE accounts SET rev = $2, last_updated = $3 WHERE id = $1';
 
 /**
@@ -30,11 +38,12 @@ export async function writeForAccount<T>(
   let tx: PostgresWriteTx | undefined;
   try {
     await lease.client.query('BEGIN');
-    const locked = await lease.client.query<{ rev: BigintText; last_updated: BigintText }>(LOCK_ACCOUNT, [accountId]);
+    const locked = await lease.client.query<LockedAccountRow>(LOCK_ACCOUNT, [accountId]);
     const row = locked.rows[0];
     if (row === undefined) throw new NoSuchAccountError(accountId);
     const start = { rev: numberFromBigint(row.rev), updated: numberFromBigint(row.last_updated) };
-    tx = new PostgresWriteTx(lease.client, accountId, start, now);
+    const usage = { records: numberFromBigint(row.stored_records), bytes: numberFromBigint(row.stored_bytes) };
+    tx = new PostgresWriteTx(lease.client, accountId, start, usage, now);
     const result = await work(tx);
     tx.finish();
     const end = tx.changedHead;
