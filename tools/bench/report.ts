@@ -106,7 +106,7 @@ export function reportMarkdown(
   const lines = [
     '# Benchmarks',
     '',
-    'Written by `npm run bench` (bench/run.ts); run it again rather than editing this file. ' +
+    'Written by `npm run bench` (tools/bench/run.ts); run it again rather than editing this file. ' +
       'The numbers are from one run on one machine: compare ratios measured in the same run, not numbers across machines.',
     '',
     `- Date: ${info.date
