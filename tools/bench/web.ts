@@ -190,7 +190,7 @@ async function main(): Promise<void> {
       'just before it until the next frame is drawn (`requestAnimationFrame`, then a task).',
       '',
       `Measured on ${machine.cpuModel}, ${machine.cores} cores, ${machine.os}, at ${revision}, ${new Date().toISOString().slice(0, 16)} UTC,`,
-      "with other engineers' work running on the same machine.",
+      'in one run: other work on the machine, if any, slows every figure.',
       '',
       '| moment | budget | median | max | |',
       '|---|---|---|---|---|',
