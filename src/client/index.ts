@@ -22,7 +22,7 @@ import { syncPages, type SyncPage } from './sync.js';
 import { Transport, type TransportOptions } from './transport.js';
 
 export { TaskServiceError } from './errors.js';
-export { calendarDateIn, formatWireDate, parseWireDate } from './dates.js';
+export { calendarDateIn, formatWireDate, parseWireDate, wallClockIn } from './dates.js';
 export { unescapeHtml } from './escape.js';
 export {
   authorizationUrl,

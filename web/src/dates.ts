@@ -1,60 +1,12 @@
 /**
  * The calendar arithmetic the app needs in the account's zone, on instants (epoch
- * milliseconds), with the browser's own Intl data. Wire dates are the SDK's to read and write.
+ * milliseconds). Reading the wall clock in a zone and wire dates are the SDK's.
  */
-
-/** A wall-clock reading in a zone. */
-export interface WallClock {
-  readonly year: number;
-  readonly month: number;
-  readonly day: number;
-  readonly hour: number;
-  readonly minute: number;
-  readonly second: number;
-  /** 0 = Sunday … 6 = Saturday. */
-  readonly weekday: number;
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatterFor(zone: string): Intl.DateTimeFormat {
-  let formatter = formatters.get(zone);
-  if (formatter === undefined) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-      weekday: 'short',
-    });
-    formatters.set(zone, formatter);
-  }
-  return formatter;
-}
-
-const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
-
-export function wallClock(instant: number, zone: string): WallClock {
-  const parts: Record<string, string> = {};
-  for (const part of formatterFor(zone).formatToParts(instant)) parts[part.type] = part.value;
-  return {
-    year: Number(parts['year']),
-    month: Number(parts['month']),
-    day: Number(parts['day']),
-    hour: Number(parts['hour']),
-    minute: Number(parts['minute']),
-    second: Number(parts['second']),
-    weekday: WEEKDAYS.indexOf(parts['weekday'] ?? ''),
-  };
-}
+import { calendarDateIn, wallClockIn } from '../../src/client/index.js';
 
 /** The zone's offset from UTC at an instant, in minutes. */
 function offsetMinutes(instant: number, zone: string): number {
-  const wall = wallClock(instant, zone);
+  const wall = wallClockIn(new Date(instant), zone);
   const asUtc = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second);
   return Math.round((asUtc - Math.floor(instant / 1000) * 1000) / 60_000);
 }
@@ -77,13 +29,12 @@ const pad = (value: number, width = 2): string => String(value).padStart(width, 
 
 /** `YYYY-MM-DD` of an instant in a zone. */
 export function dayOf(instant: number, zone: string): string {
-  const wall = wallClock(instant, zone);
-  return `${pad(wall.year, 4)}-${pad(wall.month)}-${pad(wall.day)}`;
+  return calendarDateIn(new Date(instant), zone);
 }
 
 /** `HH:MM` of an instant in a zone. */
 export function timeOf(instant: number, zone: string): string {
-  const wall = wallClock(instant, zone);
+  const wall = wallClockIn(new Date(instant), zone);
   return `${pad(wall.hour)}:${pad(wall.minute)}`;
 }
 

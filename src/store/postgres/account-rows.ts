@@ -1,4 +1,5 @@
-import type { Account, Scope, TokenGrant } from '../../domain/account.js';
+import type { Account, TokenGrant } from '../../domain/account.js';
+import { scopeOf } from '../auth-columns.js';
 import { microsOrNull, numberFromBigint, type BigintText } from './values.js';
 
 /** The account columns that make up an `Account` (not the password hash or sync counters). */
@@ -37,16 +38,10 @@ export function accountFromRow(row: AccountRow): Account {
   };
 }
 
-function isScope(value: string): value is Scope {
-  return value === 'read' || value === 'write';
-}
-
 export function tokenGrantFromRow(row: TokenGrantRow): TokenGrant {
-  // The schema's CHECK constraint keeps the scope valid; the guard narrows the type.
-  if (!isScope(row.scope)) throw new Error(`stored token has scope ${row.scope}`);
   return {
     account: accountFromRow(row),
-    scope: row.scope,
+    scope: scopeOf(row.scope),
     expiresAt: microsOrNull(row.expires_at),
     revoked: row.revoked_at !== null,
   };

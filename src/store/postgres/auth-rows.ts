@@ -1,5 +1,5 @@
-import type { Scope } from '../../domain/account.js';
 import type { AuthorizationCode, OAuthClient } from '../../domain/auth.js';
+import { redirectUrisOf, scopeOf } from '../auth-columns.js';
 import { numberFromBigint, type BigintText } from './values.js';
 
 export interface ClientRow {
@@ -20,20 +20,6 @@ export interface CodeRow {
   readonly challenge: string | null;
   readonly expires_at: BigintText;
   readonly used_at: BigintText | null;
-}
-
-/** The schema's CHECK keeps scope columns valid; this narrows the type without a cast. */
-export function scopeOf(value: string): Scope {
-  if (value === 'read' || value === 'write') return value;
-  throw new Error(`a scope column holds an unknown value: ${value}`);
-}
-
-function redirectUrisOf(json: string): readonly string[] {
-  const parsed: unknown = JSON.parse(json);
-  if (!Array.isArray(parsed) || !parsed.every((uri): uri is string => typeof uri === 'string')) {
-    throw new Error('oauth_clients.redirect_uris is not a JSON array of strings');
-  }
-  return parsed;
 }
 
 export function clientFromRow(row: ClientRow): OAuthClient {

@@ -15,7 +15,8 @@ import {
 import type { Micros } from '../../domain/time.js';
 import type { AuthStore, TakenCode, TokenUse } from '../auth-store.js';
 import { ACCOUNT_COLUMNS, accountFromRow, type AccountRow } from './account-rows.js';
-import { clientFromRow, codeFromRow, scopeOf, type ClientRow, type CodeRow } from './auth-rows.js';
+import { scopeOf } from '../auth-columns.js';
+import { clientFromRow, codeFromRow, type ClientRow, type CodeRow } from './auth-rows.js';
 import { guarded } from './errors.js';
 import { storableText } from './text.js';
 import { microsOrNull, numberFromBigint, type BigintText } from './values.js';

@@ -1,4 +1,5 @@
-import type { Account, Scope, TokenGrant } from '../../domain/account.js';
+import type { Account, TokenGrant } from '../../domain/account.js';
+import { scopeOf } from '../auth-columns.js';
 
 /** The columns of `accounts` that make an Account, as SQLite returns them. */
 export interface AccountRow {
@@ -68,14 +69,8 @@ export function accountFromRow(row: AccountRow): Account {
 export function grantFromRow(row: TokenGrantRow): TokenGrant {
   return {
     account: accountFromRow(row),
-    scope: scopeFromColumn(row.scope),
+    scope: scopeOf(row.scope),
     expiresAt: row.expires_at,
     revoked: row.revoked_at !== null,
   };
-}
-
-function scopeFromColumn(value: string): Scope {
-  // The schema's CHECK keeps the column valid; this narrows the type without a cast.
-  if (value === 'read' || value === 'write') return value;
-  throw new Error(`tokens.scope holds an unknown value: ${value}`);
 }

@@ -14,14 +14,8 @@ import {
 import type { Micros } from '../../domain/time.js';
 import type { AuthStore, TakenCode, TokenUse } from '../auth-store.js';
 import { ACCOUNT_COLUMNS, ACCOUNT_COLUMNS_OF_A, accountFromRow, type AccountRow } from './account-rows.js';
-import {
-  clientFromRow,
-  codeFromRow,
-  scopeOf,
-  type ClientRow,
-  type CodeRow,
-  type TokenSummaryRow,
-} from './auth-rows.js';
+import { scopeOf } from '../auth-columns.js';
+import { clientFromRow, codeFromRow, type ClientRow, type CodeRow, type TokenSummaryRow } from './auth-rows.js';
 import type { SqliteDatabase } from './connection.js';
 
 /** Runs a job on the write connection, in turn with every other write of this store. */
