@@ -2,8 +2,7 @@ import type { Account, Scope } from '../domain/account.js';
 import { CLIENT_ID_PATTERN, tokenIdOf, type ConnectedApp, type TokenSummary } from '../domain/auth.js';
 import { microsFromMillis, MICROS_PER_DAY, type Micros } from '../domain/time.js';
 import type { Store } from '../store/store.js';
-import { newTokenSecret } from './ids.js';
-import { hashSecret } from './secrets.js';
+import { hashSecret, routedSecret } from './secrets.js';
 
 /** A token's name: what the person will recognise it by in the list (and `token list`). */
 const MAX_TOKEN_NAME_CHARS = 100;
@@ -58,7 +57,7 @@ export class AccountAccessService {
     if (days !== null && (!Number.isInteger(days) || days < 1 || days > MAX_EXPIRY_DAYS)) {
       return { ok: false, message: `a token expires in 1 to ${MAX_EXPIRY_DAYS} days, or never` };
     }
-    const token = newTokenSecret();
+    const token = routedSecret(account.id);
     const hash = hashSecret(token);
     const at = now();
     const expiresAt = days === null ? null : at + days * MICROS_PER_DAY;

@@ -3,8 +3,8 @@ import { USERNAME_PATTERN, type Account, type Scope, type TokenGrant } from '../
 import { MICROS_PER_DAY, nowMicros } from '../domain/time.js';
 import { isValidTimeZone } from '../domain/zone.js';
 import type { Store } from '../store/store.js';
-import { newTokenSecret } from './ids.js';
 import { LastUseRecorder } from './last-use.js';
+import { routedSecret, secretKeyOf } from './secrets.js';
 
 /** A mistake an operator made on the command line (unknown user, bad zone…), shown as it is. */
 export class AdminError extends Error {
@@ -49,26 +49,26 @@ export class AccountService {
     // A token of a disabled account would be refused (E403) at once: say so instead of making one.
     if (account.disabled)
       throw new AdminError(`user ${username} is disabled: its tokens are refused, so none was made`);
-    const secret = newTokenSecret();
+    const secret = routedSecret(account.id);
     const expiresAt = expiresInDays === null ? null : nowMicros() + expiresInDays * MICROS_PER_DAY;
     await this.store.insertToken({ hash: hashToken(secret), accountId: account.id, scope, name, expiresAt });
     return secret;
   }
 
   async revokeToken(token: string): Promise<void> {
-    if (!(await this.store.revokeToken(hashToken(token)))) throw new AdminError('no such token');
+    if (!(await this.store.revokeToken(secretKeyOf(token)))) throw new AdminError('no such token');
   }
 
   /** Hashes first and looks up by hash, so an unknown token costs the same as a wrong one. */
   async authenticate(token: string): Promise<Authentication> {
-    const hash = hashToken(token);
-    const grant = await this.store.findToken(hash);
+    const key = secretKeyOf(token);
+    const grant = await this.store.findToken(key);
     if (grant === undefined || grant.revoked) return { ok: false, denial: 'unauthenticated' };
     if (grant.expiresAt !== null && grant.expiresAt <= nowMicros()) {
       return { ok: false, denial: 'unauthenticated' };
     }
     if (grant.account.disabled) return { ok: false, denial: 'forbidden' };
-    this.#lastUse.note(hash);
+    this.#lastUse.note(grant.account.id, key.hash);
     return { ok: true, grant };
   }
 }

@@ -19,13 +19,13 @@ export class LastUseRecorder {
 
   constructor(private readonly auth: AuthStore) {}
 
-  note(hash: string): void {
+  note(accountId: number, hash: string): void {
     const now = Date.now();
     const last = this.#written.get(hash);
     if (last !== undefined && now - last < RECORD_EVERY_MS) return;
     if (this.#written.size >= MAX_REMEMBERED) this.#written.clear();
     this.#written.set(hash, now);
-    this.#pending.push({ hash, at: microsFromMillis(now) });
+    this.#pending.push({ accountId, hash, at: microsFromMillis(now) });
     if (this.#timer === undefined) {
       this.#timer = setTimeout(() => this.#flush(), FLUSH_AFTER_MS);
       // A batch not yet written when the process stops is lost: "last used" is then a little older.

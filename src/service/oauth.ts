@@ -21,7 +21,7 @@ import {
 } from '../domain/oauth.js';
 import { microsFromMillis, MICROS_PER_SECOND, type Micros } from '../domain/time.js';
 import type { Store } from '../store/store.js';
-import { hashSecret, randomHex, randomSecret, s256, sameHash } from './secrets.js';
+import { hashSecret, routedHexSecret, routedSecret, s256, sameHash, secretKeyOf } from './secrets.js';
 
 /** Access tokens from the token endpoint live a day; the refresh token makes the next one. */
 const ACCESS_TOKEN_LIFETIME_SECONDS = 86_400;
@@ -102,7 +102,7 @@ export class OAuthService {
     await this.store.auth.saveConsent(account.id, request.client.id, kept, at);
     if (request.responseType === 'token') {
       // 64 lowercase hex, the form the original clients parse; no expiry, as they never refresh.
-      const token = randomHex(32);
+      const token = routedHexSecret(account.id);
       await this.store.auth.insertIssuedToken(
         {
           hash: hashSecret(token),
@@ -122,7 +122,7 @@ export class OAuthService {
         state: request.state,
       });
     }
-    const code = randomSecret();
+    const code = routedSecret(account.id);
     await this.store.auth.insertCode({
       hash: hashSecret(code),
       clientId: request.client.id,
@@ -177,27 +177,29 @@ export class OAuthService {
     }
     const token = request.form['token'];
     if (token === undefined || token === '') throw new OAuthError('invalid_request', 'token is missing');
-    const hash = hashSecret(token);
+    const key = secretKeyOf(token);
     const at = now();
-    const access = await this.store.auth.findIssuedToken(hash);
+    const access = await this.store.auth.findIssuedToken(key);
     if (access !== undefined) {
-      if (access.clientId === client.id) await this.store.revokeToken(hash);
+      if (access.clientId === client.id) await this.store.revokeToken(key);
       return;
     }
-    const refresh = await this.store.auth.findRefreshToken(hash);
+    const refresh = await this.store.auth.findRefreshToken(key);
     // A refresh token stands for the whole grant: revoking it ends the access tokens made from it.
-    if (refresh !== undefined && refresh.clientId === client.id) await this.store.auth.revokeGrant(refresh.grantId, at);
+    if (refresh !== undefined && refresh.clientId === client.id) {
+      await this.store.auth.revokeGrant(refresh.accountId, refresh.grantId, at);
+    }
   }
 
   async #redeemCode(client: OAuthClient, form: TokenRequest['form']): Promise<TokenAnswer> {
     const code = form['code'];
     if (code === undefined || code === '') throw new OAuthError('invalid_request', 'code is missing');
     const at = now();
-    const taken = await this.store.auth.takeCode(hashSecret(code), at);
+    const taken = await this.store.auth.takeCode(secretKeyOf(code), at);
     if (taken === undefined) throw new OAuthError('invalid_grant', 'unknown code');
     if (taken.usedBefore) {
       // RFC 6749 section 4.1.2: a code replayed may be stolen; what it made is revoked.
-      await this.store.auth.revokeGrant(taken.code.hash, at);
+      await this.store.auth.revokeGrant(taken.code.accountId, taken.code.hash, at);
       throw new OAuthError('invalid_grant', 'the code was used already; the tokens it made are revoked');
     }
     const bound = taken.code;
@@ -224,22 +226,24 @@ export class OAuthService {
   async #refresh(client: OAuthClient, form: TokenRequest['form']): Promise<TokenAnswer> {
     const token = form['refresh_token'];
     if (token === undefined || token === '') throw new OAuthError('invalid_request', 'refresh_token is missing');
-    const hash = hashSecret(token);
+    const found = secretKeyOf(token);
     const at = now();
-    const grant = await this.store.auth.findRefreshToken(hash);
+    const grant = await this.store.auth.findRefreshToken(found);
     if (grant === undefined || grant.clientId !== client.id)
       throw new OAuthError('invalid_grant', 'unknown refresh token');
+    // Found: its account is known now, whichever way the token led there.
+    const key = { hash: found.hash, accountId: grant.accountId };
     if (grant.revoked) {
       // Refresh tokens rotate: a spent one coming back means two parties hold it; end the grant.
-      await this.store.auth.revokeGrant(grant.grantId, at);
+      await this.store.auth.revokeGrant(grant.accountId, grant.grantId, at);
       throw new OAuthError('invalid_grant', 'the refresh token was revoked or used already');
     }
     const asked = form['scope'] === undefined ? grant.scope : parseScope(form['scope']);
     if (asked === undefined || !scopeCovers(grant.scope, asked)) {
       throw new OAuthError('invalid_scope', 'a refresh may not widen the scope');
     }
-    if (!(await this.store.auth.spendRefreshToken(hash, at))) {
-      await this.store.auth.revokeGrant(grant.grantId, at);
+    if (!(await this.store.auth.spendRefreshToken(key, at))) {
+      await this.store.auth.revokeGrant(grant.accountId, grant.grantId, at);
       throw new OAuthError('invalid_grant', 'the refresh token was used already');
     }
     await this.#requireEnabled(grant.accountId);
@@ -253,8 +257,8 @@ export class OAuthService {
     grantId: string,
     at: Micros,
   ): Promise<TokenAnswer> {
-    const accessToken = randomHex(32);
-    const refreshToken = randomHex(32);
+    const accessToken = routedHexSecret(accountId);
+    const refreshToken = routedHexSecret(accountId);
     await this.store.auth.insertIssuedToken(
       {
         hash: hashSecret(accessToken),

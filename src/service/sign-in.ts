@@ -11,8 +11,7 @@ import { isValidTimeZone } from '../domain/zone.js';
 import type { Store } from '../store/store.js';
 import { UsernameTakenError } from '../domain/errors.js';
 import { decoy, hashPassword, verifyPassword } from './passwords.js';
-import { newTokenSecret } from './ids.js';
-import { hashSecret, randomSecret } from './secrets.js';
+import { hashSecret, routedSecret, secretKeyOf } from './secrets.js';
 
 /** A session's last-seen time is written at most this often (it only has to beat 30 days). */
 const TOUCH_EVERY_MICROS = 10 * 60 * MICROS_PER_SECOND;
@@ -140,7 +139,7 @@ export class SignInService {
   async appTokenFor(sessionId: string): Promise<AppToken | undefined> {
     const account = await this.accountOf(sessionId);
     if (account === undefined) return undefined;
-    const token = newTokenSecret();
+    const token = routedSecret(account.id);
     const at = now();
     const made = await this.store.auth.insertSessionToken(
       {
@@ -158,20 +157,22 @@ export class SignInService {
   /** The account signed in with this session id, if the session is live and the account enabled. */
   async accountOf(sessionId: string): Promise<Account | undefined> {
     if (sessionId === '') return undefined;
-    const hash = hashSecret(sessionId);
-    const session = await this.store.auth.findSession(hash);
+    const found = secretKeyOf(sessionId);
+    const session = await this.store.auth.findSession(found);
     if (session === undefined || session.account.disabled) return undefined;
+    // Found: its account is known now, whichever way the session id led there.
+    const key = { hash: found.hash, accountId: session.account.id };
     const at = now();
     if (session.lastSeen <= at - SESSION_IDLE_MICROS) {
-      await this.store.auth.deleteSession(hash, at);
+      await this.store.auth.deleteSession(key, at);
       return undefined;
     }
-    if (at - session.lastSeen > TOUCH_EVERY_MICROS) await this.store.auth.touchSession(hash, at);
+    if (at - session.lastSeen > TOUCH_EVERY_MICROS) await this.store.auth.touchSession(key, at);
     return session.account;
   }
 
   async signOut(sessionId: string): Promise<void> {
-    if (sessionId !== '') await this.store.auth.deleteSession(hashSecret(sessionId), now());
+    if (sessionId !== '') await this.store.auth.deleteSession(secretKeyOf(sessionId), now());
   }
 
   /** Drops idle sessions and old throttle entries: housekeeping, run with the purge. */
@@ -193,7 +194,7 @@ export class SignInService {
   }
 
   async #startSession(accountId: number, at: Micros): Promise<string> {
-    const sessionId = randomSecret();
+    const sessionId = routedSecret(accountId);
     await this.store.auth.createSession(hashSecret(sessionId), accountId, at);
     return sessionId;
   }

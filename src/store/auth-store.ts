@@ -10,10 +10,12 @@ import type {
   Session,
   TokenSummary,
 } from '../domain/auth.js';
+import type { SecretKey } from '../domain/secret-key.js';
 import type { Micros } from '../domain/time.js';
 
-/** A token's use: its hash and when. */
+/** A token's use: its account, its hash and when. */
 export interface TokenUse {
+  readonly accountId: number;
   readonly hash: string;
   readonly at: Micros;
 }
@@ -39,14 +41,18 @@ export interface AuthStore {
    * sessions, together. False: no such user.
    */
   setPassword(username: string, passwordHash: string, now: Micros): Promise<boolean>;
+  /** Every account (administration: `user list`). */
   listAccounts(): Promise<readonly Account[]>;
 
   createSession(hash: string, accountId: number, now: Micros): Promise<void>;
-  findSession(hash: string): Promise<Session | undefined>;
-  touchSession(hash: string, now: Micros): Promise<void>;
+  findSession(key: SecretKey): Promise<Session | undefined>;
+  touchSession(key: SecretKey, now: Micros): Promise<void>;
   /** Ends the session and revokes the web app's tokens made for it, together. */
-  deleteSession(hash: string, now: Micros): Promise<void>;
-  /** Sessions idle since before `seenBefore` are deleted with their tokens; returns how many. */
+  deleteSession(key: SecretKey, now: Micros): Promise<void>;
+  /**
+   * Sessions idle since before `seenBefore` are deleted with their tokens; returns how many. A
+   * maintenance sweep over every account (administration).
+   */
   forgetSessions(seenBefore: Micros, now: Micros): Promise<number>;
   /**
    * A token for the web app, bound to the session (its `grantId` is the session's hash): made only
@@ -57,7 +63,10 @@ export interface AuthStore {
   insertClient(client: OAuthClient): Promise<void>;
   findClient(id: string): Promise<OAuthClient | undefined>;
   listClients(): Promise<readonly OAuthClient[]>;
-  /** Deletes the client and revokes every token and refresh token it holds, together. */
+  /**
+   * Deletes the client and revokes every token and refresh token it holds, together: the one
+   * statement of an account-facing feature that spans accounts (administration, rare).
+   */
   removeClient(id: string, now: Micros): Promise<boolean>;
 
   /** The scope the account allowed the client, if it did. */
@@ -66,24 +75,27 @@ export interface AuthStore {
 
   insertCode(code: AuthorizationCode): Promise<void>;
   /** Marks the code used and returns it; `usedBefore` when it had been taken already. */
-  takeCode(hash: string, now: Micros): Promise<TakenCode | undefined>;
-  /** Codes past their life are deleted; returns how many. */
+  takeCode(key: SecretKey, now: Micros): Promise<TakenCode | undefined>;
+  /** Codes past their life are deleted; returns how many. A sweep over every account (administration). */
   forgetCodes(expiredBefore: Micros): Promise<number>;
 
   insertIssuedToken(token: NewIssuedToken, now: Micros): Promise<void>;
   insertRefreshToken(hash: string, grant: Omit<RefreshGrant, 'revoked'>, now: Micros): Promise<void>;
-  findRefreshToken(hash: string): Promise<RefreshGrant | undefined>;
+  findRefreshToken(key: SecretKey): Promise<RefreshGrant | undefined>;
   /** Revokes the refresh token if it is still live; false when it was not (already used or revoked). */
-  spendRefreshToken(hash: string, now: Micros): Promise<boolean>;
-  /** Revokes every access and refresh token of the grant. */
-  revokeGrant(grantId: string, now: Micros): Promise<void>;
+  spendRefreshToken(key: SecretKey, now: Micros): Promise<boolean>;
+  /** Revokes every access and refresh token of the account's grant. */
+  revokeGrant(accountId: number, grantId: string, now: Micros): Promise<void>;
   /** The access token's client and grant, for RFC 7009 revocation. */
   findIssuedToken(
-    hash: string,
+    key: SecretKey,
   ): Promise<{ readonly clientId: string | null; readonly grantId: string | null } | undefined>;
 
   listTokens(accountId: number): Promise<readonly TokenSummary[]>;
-  /** Revokes the token with that id (of that account, when given); false when there is none. */
+  /**
+   * Revokes the token with that id (of that account, when given); false when there is none.
+   * Without an account it searches every account (administration: `token revoke --id`).
+   */
   revokeTokenById(id: string, now: Micros, accountId?: number): Promise<boolean>;
   /** Revokes every live token of the account with that name; returns how many. */
   revokeTokensByName(accountId: number, name: string, now: Micros): Promise<number>;
@@ -94,9 +106,10 @@ export interface AuthStore {
   /** Records when tokens were last used (a batch; a later time never goes back). */
   touchTokens(uses: readonly TokenUse[]): Promise<void>;
 
+  /** The throttle is keyed by username or address, not by account (docs/operations.md). */
   recordFailure(key: string, now: Micros): Promise<void>;
   failuresSince(key: string, since: Micros): Promise<FailureCount>;
   clearFailures(key: string): Promise<void>;
-  /** Failures older than `before` are deleted; returns how many. */
+  /** Failures older than `before` are deleted; returns how many. A sweep (administration). */
   forgetFailures(before: Micros): Promise<number>;
 }

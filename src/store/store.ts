@@ -2,6 +2,7 @@ import type { Account, NewAccount, NewToken, SettingsPatch, TokenGrant } from '.
 import type { AccountHead, DraftsByKind, NamedKind, RecordsByKind, SyncKind, WriteOutcome } from '../domain/sync.js';
 import type { Task } from '../domain/task.js';
 import type { StorageUsage } from '../domain/storage-quota.js';
+import type { SecretKey } from '../domain/secret-key.js';
 import type { Micros } from '../domain/time.js';
 import type { AuthStore } from './auth-store.js';
 
@@ -75,9 +76,9 @@ export interface Store {
   updateSettings(accountId: number, patch: SettingsPatch): Promise<Account>;
 
   insertToken(token: NewToken): Promise<void>;
-  findToken(hash: string): Promise<TokenGrant | undefined>;
+  findToken(key: SecretKey): Promise<TokenGrant | undefined>;
   /** Marks the token revoked; false when no such token exists. */
-  revokeToken(hash: string): Promise<boolean>;
+  revokeToken(key: SecretKey): Promise<boolean>;
 
   /** Runs `work` in one transaction for the account: all its puts commit together or not at all. */
   write<T>(accountId: number, work: (tx: WriteTx) => Promise<T>): Promise<T>;
@@ -86,10 +87,11 @@ export interface Store {
   head(accountId: number): Promise<AccountHead | undefined>;
   list<K extends SyncKind>(accountId: number, kind: K, query: ListQuery): Promise<ListSnapshot<RecordsByKind[K]>>;
   /**
+   * A maintenance sweep over every account (administration), one account at a time.
    * Removes tombstones the server deleted (stamped `updated`) before `deletedBefore`, whatever
    * `deleted` their client sent, remembering per account what was purged.
    */
   purge(deletedBefore: Micros): Promise<number>;
-  /** Drops the outcomes kept for retry keys before `createdBefore`. */
+  /** Drops the outcomes kept for retry keys before `createdBefore`: a sweep over every account (administration). */
   forgetKept(createdBefore: Micros): Promise<number>;
 }

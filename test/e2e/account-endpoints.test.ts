@@ -96,7 +96,7 @@ describe.each(ENGINES)('account endpoints on %s', { timeout: E2E_TEST_TIMEOUT_MS
     expect(answer.status).toBe(200);
     expect(answer.headers['cache-control']).toBe('no-store');
     expect(json(answer)).toEqual({
-      access_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      access_token: expect.stringMatching(/^[0-9a-f]{16}[A-Za-z0-9_-]{43}$/),
       token_type: 'bearer',
       expires_in: 86400,
       scope: 'write',
@@ -128,7 +128,7 @@ describe.each(ENGINES)('account endpoints on %s', { timeout: E2E_TEST_TIMEOUT_MS
     expect(made.status).toBe(201);
     const body = json(made);
     expect(body).toMatchObject({
-      token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      token: expect.stringMatching(/^[0-9a-f]{16}[A-Za-z0-9_-]{43}$/),
       entry: { name: 'cron &amp; &lt;backup&gt;', scope: 'read', last_used: null, expires: null },
     });
     const { token } = body as { token: string };

@@ -40,7 +40,7 @@ describe('sign-in pages', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
     });
     expect(answer.status).toBe(303);
     const cookie = sessionCookie(answer.headers['set-cookie']);
-    expect(cookie).toMatch(/^task_session=[A-Za-z0-9_-]{43};/);
+    expect(cookie).toMatch(/^task_session=[0-9a-f]{16}[A-Za-z0-9_-]{43};/);
     expect(cookie).toContain('HttpOnly');
     expect(cookie).toContain('SameSite=Lax');
     expect(cookie).toContain('Path=/');

@@ -4,6 +4,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { accountPrefix } from '../../src/domain/secret-key.js';
 import { hashToken } from '../../src/service/accounts.js';
 import { MICROS_PER_DAY } from '../../src/domain/time.js';
 import { call, ENGINES } from '../support/harness.js';
@@ -553,7 +554,8 @@ describe.each(ENGINES)('error table on %s', (engine) => {
       const { user } = await suite().newClient();
       const account = await harness.store.findAccount(user.username);
       if (account === undefined) throw new Error('the account vanished');
-      const expired = `expired-${user.username}`;
+      // Made here, so they name their account as the service's own tokens do.
+      const expired = `${accountPrefix(account.id)}expired-${user.username}`;
       await harness.store.insertToken({
         hash: hashToken(expired),
         accountId: account.id,
@@ -562,7 +564,7 @@ describe.each(ENGINES)('error table on %s', (engine) => {
         expiresAt: nowMicros() - 1_000_000,
       });
       await expect401({ url: '/v1/tasks', token: expired }, '');
-      const later = `later-${user.username}`;
+      const later = `${accountPrefix(account.id)}later-${user.username}`;
       await harness.store.insertToken({
         hash: hashToken(later),
         accountId: account.id,

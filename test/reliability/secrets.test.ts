@@ -13,6 +13,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { microsFromMillis } from '../../src/domain/time.js';
+import { secretKeyOf } from '../../src/service/secrets.js';
 import { SQLITE_FILE_NAME } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { createToken, newAccount } from '../e2e/support/accounts.js';
@@ -186,12 +187,14 @@ describe('secrets', () => {
             const calls = spies
               .filter(([, spy]) => spy.mock.calls.length > 0)
               .map(([name, spy]) => [name, spy.mock.calls] as const);
-            expect(calls, what).toEqual([['findToken', [[sha256(credential)]]]]);
+            expect(calls, what).toEqual([['findToken', [[secretKeyOf(credential)]]]]);
           }
           // The valid token takes the same first step.
           for (const spy of spies) spy[1].mockClear();
           expect((await call(harness.app, { url: '/v1/settings', token: user.token })).status).toBe(200);
-          expect(spies.find(([name]) => name === 'findToken')?.[1].mock.calls).toEqual([[sha256(user.token)]]);
+          expect(spies.find(([name]) => name === 'findToken')?.[1].mock.calls).toEqual([
+            [{ hash: sha256(user.token), accountId: account.id }],
+          ]);
         } finally {
           vi.restoreAllMocks();
         }

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SESSION_IDLE_MICROS } from '../../src/domain/auth.js';
 import { microsFromMillis } from '../../src/domain/time.js';
 import { AccountService } from '../../src/service/accounts.js';
-import { hashSecret } from '../../src/service/secrets.js';
+import { secretKeyOf } from '../../src/service/secrets.js';
 import { SignInService } from '../../src/service/sign-in.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/store.js';
 
@@ -35,13 +35,13 @@ describe('sign-in service', () => {
     const result = await signIn.signIn('alice', PASSWORD, '10.0.0.1');
     if (!result.ok) throw new Error('sign-in failed');
     expect((await signIn.accountOf(result.sessionId))?.username).toBe('alice');
-    const hash = hashSecret(result.sessionId);
-    const account = await store.findAccount('alice');
+    const key = secretKeyOf(result.sessionId);
+    expect(key.accountId).toBe(result.account.id);
     // Make a session last seen just over 30 days ago, straight in the store.
-    await store.auth.deleteSession(hash, microsFromMillis(Date.now()));
-    await store.auth.createSession(hash, account?.id ?? 0, microsFromMillis(Date.now()) - SESSION_IDLE_MICROS - 1);
+    await store.auth.deleteSession(key, microsFromMillis(Date.now()));
+    await store.auth.createSession(key.hash, result.account.id, microsFromMillis(Date.now()) - SESSION_IDLE_MICROS - 1);
     expect(await signIn.accountOf(result.sessionId)).toBeUndefined();
-    expect(await store.auth.findSession(hash)).toBeUndefined();
+    expect(await store.auth.findSession(key)).toBeUndefined();
   });
 
   it('20 failures from one address throttle every username from it', async () => {
@@ -80,7 +80,7 @@ describe('sign-in service', () => {
     if (!signedIn.ok) throw new Error('sign-in failed');
     const token = await signIn.appTokenFor(signedIn.sessionId);
     if (token === undefined) throw new Error('no app token');
-    expect(token.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(token.token).toMatch(/^[0-9a-f]{16}[A-Za-z0-9_-]{43}$/);
     expect(await accounts.authenticate(token.token)).toMatchObject({ ok: true, grant: { scope: 'write' } });
     await signIn.signOut(signedIn.sessionId);
     expect(await accounts.authenticate(token.token)).toMatchObject({ ok: false, denial: 'unauthenticated' });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Account } from '../../src/domain/account.js';
 import { tokenIdOf } from '../../src/domain/auth.js';
+import type { SecretKey } from '../../src/domain/secret-key.js';
 import { microsFromMillis } from '../../src/domain/time.js';
 import type { Store } from '../../src/store/store.js';
 
@@ -20,6 +21,11 @@ function fakeHash(): string {
 }
 
 const now = (): number => microsFromMillis(Date.now());
+
+/** How the store is asked for a secret of the account: by its hash, under the account it names. */
+function key(hash: string, account: Account): SecretKey {
+  return { hash, accountId: account.id };
+}
 
 /**
  * The AuthStore contract, checked through the Store interface on every engine. One store serves
@@ -65,12 +71,12 @@ export function authStoreSuite(
       const [mine, theirs] = [fakeHash(), fakeHash()];
       await store.auth.createSession(mine, account.id, now());
       await store.auth.createSession(theirs, other.id, now());
-      expect((await store.auth.findSession(mine))?.account.id).toBe(account.id);
+      expect((await store.auth.findSession(key(mine, account)))?.account.id).toBe(account.id);
 
       expect(await store.auth.setPassword(account.username, 'new-hash', now())).toBe(true);
       expect((await store.auth.findCredentials(account.username))?.passwordHash).toBe('new-hash');
-      expect(await store.auth.findSession(mine)).toBeUndefined();
-      expect((await store.auth.findSession(theirs))?.account.id).toBe(other.id);
+      expect(await store.auth.findSession(key(mine, account))).toBeUndefined();
+      expect((await store.auth.findSession(key(theirs, other)))?.account.id).toBe(other.id);
       expect(await store.auth.setPassword(unique('nobody'), 'x', now())).toBe(false);
       expect(await store.auth.findCredentials(unique('nobody'))).toBeUndefined();
     });
@@ -80,7 +86,7 @@ export function authStoreSuite(
       const hash = fakeHash();
       await store.auth.createSession(hash, account.id, now());
       await store.setDisabled(account.username, true);
-      expect((await store.auth.findSession(hash))?.account.disabled).toBe(true);
+      expect((await store.auth.findSession(key(hash, account)))?.account.disabled).toBe(true);
       const listed = await store.auth.listAccounts();
       expect(listed.find((a) => a.id === account.id)?.disabled).toBe(true);
     });
@@ -91,12 +97,12 @@ export function authStoreSuite(
       const t = now();
       await store.auth.createSession(hash, account.id, t);
       await store.auth.createSession(old, account.id, t - 1_000_000_000);
-      await store.auth.touchSession(hash, t + 5);
-      expect(await store.auth.findSession(hash)).toMatchObject({ created: t, lastSeen: t + 5 });
+      await store.auth.touchSession(key(hash, account), t + 5);
+      expect(await store.auth.findSession(key(hash, account))).toMatchObject({ created: t, lastSeen: t + 5 });
       expect(await store.auth.forgetSessions(t - 1, t)).toBeGreaterThanOrEqual(1);
-      expect(await store.auth.findSession(old)).toBeUndefined();
-      await store.auth.deleteSession(hash, t);
-      expect(await store.auth.findSession(hash)).toBeUndefined();
+      expect(await store.auth.findSession(key(old, account))).toBeUndefined();
+      await store.auth.deleteSession(key(hash, account), t);
+      expect(await store.auth.findSession(key(hash, account))).toBeUndefined();
     });
 
     it("binds the web app's tokens to their session: they end with it, and only a live session gets one", async () => {
@@ -125,7 +131,11 @@ export function authStoreSuite(
       ];
       const personal = fakeHash();
       await store.insertToken({ hash: personal, accountId: account.id, scope: 'read', name: 'cli', expiresAt: null });
-      expect(await store.findToken(a)).toMatchObject({ scope: 'write', revoked: false, account: { id: account.id } });
+      expect(await store.findToken(key(a, account))).toMatchObject({
+        scope: 'write',
+        revoked: false,
+        account: { id: account.id },
+      });
       const listed = await store.auth.listTokens(account.id);
       expect(listed.filter((token) => token.sessionBound).map((token) => token.id)).toEqual(
         expect.arrayContaining([tokenIdOf(a), tokenIdOf(b), tokenIdOf(c)]),
@@ -145,17 +155,17 @@ export function authStoreSuite(
         ),
       ).toBe(false);
 
-      await store.auth.deleteSession(signedOut, t);
-      expect((await store.findToken(a))?.revoked).toBe(true);
-      expect((await store.findToken(b))?.revoked).toBe(false);
+      await store.auth.deleteSession(key(signedOut, account), t);
+      expect((await store.findToken(key(a, account)))?.revoked).toBe(true);
+      expect((await store.findToken(key(b, account)))?.revoked).toBe(false);
       await store.auth.forgetSessions(t - 1, t);
-      expect((await store.findToken(c))?.revoked).toBe(true);
-      expect((await store.findToken(b))?.revoked).toBe(false);
+      expect((await store.findToken(key(c, account)))?.revoked).toBe(true);
+      expect((await store.findToken(key(b, account)))?.revoked).toBe(false);
       await store.auth.setPassword(account.username, 'newer-hash', t);
-      expect((await store.findToken(b))?.revoked).toBe(true);
+      expect((await store.findToken(key(b, account)))?.revoked).toBe(true);
       // Tokens not made for a session, and other accounts' sessions, are left alone.
-      expect((await store.findToken(personal))?.revoked).toBe(false);
-      expect((await store.findToken(d))?.revoked).toBe(false);
+      expect((await store.findToken(key(personal, account)))?.revoked).toBe(false);
+      expect((await store.findToken(key(d, other)))?.revoked).toBe(false);
     });
 
     it('lists the apps an account allowed, with their last use', async () => {
@@ -177,7 +187,7 @@ export function authStoreSuite(
         },
         t,
       );
-      await store.auth.touchTokens([{ hash: token, at: t + 5 }]);
+      await store.auth.touchTokens([{ accountId: account.id, hash: token, at: t + 5 }]);
       const apps = await store.auth.listConnectedApps(account.id);
       expect(apps).toEqual(
         expect.arrayContaining([
@@ -223,9 +233,9 @@ export function authStoreSuite(
       expect(await store.auth.removeClient(clientId, now())).toBe(true);
       expect(await store.auth.removeClient(clientId, now())).toBe(false);
       expect(await store.auth.findClient(clientId)).toBeUndefined();
-      expect((await store.findToken(token))?.revoked).toBe(true);
-      expect((await store.auth.findRefreshToken(refresh))?.revoked).toBe(true);
-      expect((await store.findToken(cliToken))?.revoked).toBe(false);
+      expect((await store.findToken(key(token, account)))?.revoked).toBe(true);
+      expect((await store.auth.findRefreshToken(key(refresh, account)))?.revoked).toBe(true);
+      expect((await store.findToken(key(cliToken, account)))?.revoked).toBe(false);
       expect(await store.auth.findConsent(account.id, clientId)).toBeUndefined();
     });
 
@@ -253,14 +263,14 @@ export function authStoreSuite(
       };
       await store.auth.insertCode(code);
       const [first, second] = await Promise.all([
-        store.auth.takeCode(code.hash, now()),
-        store.auth.takeCode(code.hash, now()),
+        store.auth.takeCode(key(code.hash, account), now()),
+        store.auth.takeCode(key(code.hash, account), now()),
       ]);
       expect(first?.code).toEqual(code);
       expect([first?.usedBefore, second?.usedBefore].sort()).toEqual([false, true]);
-      expect(await store.auth.takeCode(fakeHash(), now())).toBeUndefined();
+      expect(await store.auth.takeCode(key(fakeHash(), account), now())).toBeUndefined();
       expect(await store.auth.forgetCodes(code.expiresAt + 1)).toBeGreaterThanOrEqual(1);
-      expect(await store.auth.takeCode(code.hash, now())).toBeUndefined();
+      expect(await store.auth.takeCode(key(code.hash, account), now())).toBeUndefined();
     });
 
     it('spends a refresh token once and revokes a whole grant', async () => {
@@ -273,25 +283,25 @@ export function authStoreSuite(
         now(),
       );
       await store.auth.insertRefreshToken(refresh, { accountId: account.id, clientId, scope: 'read', grantId }, now());
-      expect(await store.auth.findRefreshToken(refresh)).toEqual({
+      expect(await store.auth.findRefreshToken(key(refresh, account))).toEqual({
         accountId: account.id,
         clientId,
         scope: 'read',
         grantId,
         revoked: false,
       });
-      expect(await store.auth.findIssuedToken(access)).toEqual({ clientId, grantId });
+      expect(await store.auth.findIssuedToken(key(access, account))).toEqual({ clientId, grantId });
       const spent = await Promise.all([
-        store.auth.spendRefreshToken(refresh, now()),
-        store.auth.spendRefreshToken(refresh, now()),
+        store.auth.spendRefreshToken(key(refresh, account), now()),
+        store.auth.spendRefreshToken(key(refresh, account), now()),
       ]);
       expect(spent.sort()).toEqual([false, true]);
 
       const next = fakeHash();
       await store.auth.insertRefreshToken(next, { accountId: account.id, clientId, scope: 'read', grantId }, now());
-      await store.auth.revokeGrant(grantId, now());
-      expect((await store.findToken(access))?.revoked).toBe(true);
-      expect((await store.auth.findRefreshToken(next))?.revoked).toBe(true);
+      await store.auth.revokeGrant(account.id, grantId, now());
+      expect((await store.findToken(key(access, account)))?.revoked).toBe(true);
+      expect((await store.auth.findRefreshToken(key(next, account)))?.revoked).toBe(true);
     });
 
     it('lists tokens without secrets, records last use, and revokes by id and by name', async () => {
@@ -302,10 +312,10 @@ export function authStoreSuite(
       await store.insertToken({ hash: b, accountId: account.id, scope: 'read', name: 'phone', expiresAt: 42 });
       await store.insertToken({ hash: c, accountId: other.id, scope: 'read', name: 'phone', expiresAt: null });
       await store.auth.touchTokens([
-        { hash: a, at: 777 },
-        { hash: fakeHash(), at: 1 },
+        { accountId: account.id, hash: a, at: 777 },
+        { accountId: other.id, hash: fakeHash(), at: 1 },
       ]);
-      await store.auth.touchTokens([{ hash: a, at: 500 }]); // an older use does not move it back
+      await store.auth.touchTokens([{ accountId: account.id, hash: a, at: 500 }]); // an older use does not move it back
       await store.auth.touchTokens([]);
 
       const listed = await store.auth.listTokens(account.id);
@@ -322,13 +332,13 @@ export function authStoreSuite(
 
       expect(await store.auth.revokeTokenById(tokenIdOf(a), now(), other.id)).toBe(false);
       expect(await store.auth.revokeTokenById(tokenIdOf(a), now())).toBe(true);
-      expect((await store.findToken(a))?.revoked).toBe(true);
+      expect((await store.findToken(key(a, account)))?.revoked).toBe(true);
       expect(await store.auth.revokeTokenById('0'.repeat(16), now())).toBe(false);
 
       expect(await store.auth.revokeTokensByName(account.id, 'phone', now())).toBe(1);
       expect(await store.auth.revokeTokensByName(account.id, 'phone', now())).toBe(0);
-      expect((await store.findToken(b))?.revoked).toBe(true);
-      expect((await store.findToken(c))?.revoked).toBe(false);
+      expect((await store.findToken(key(b, account)))?.revoked).toBe(true);
+      expect((await store.findToken(key(c, other)))?.revoked).toBe(false);
     });
 
     it('revokes what an account gave one client', async () => {
@@ -349,7 +359,7 @@ export function authStoreSuite(
       );
       await store.auth.saveConsent(account.id, clientId, 'write', now());
       await store.auth.revokeClientAccess(account.id, clientId, now());
-      expect((await store.findToken(token))?.revoked).toBe(true);
+      expect((await store.findToken(key(token, account)))?.revoked).toBe(true);
       expect(await store.auth.findConsent(account.id, clientId)).toBeUndefined();
     });
 

@@ -65,13 +65,13 @@ describe('accounts and tokens', () => {
     const id = await newAccountId();
     const hash = 'a'.repeat(64);
     await store.insertToken({ hash, accountId: id, scope: 'read', name: 'phone', expiresAt: 1_900_000_000_000_000 });
-    const grant = await store.findToken(hash);
+    const grant = await store.findToken({ hash, accountId: id });
     expect(grant).toMatchObject({ scope: 'read', expiresAt: 1_900_000_000_000_000, revoked: false });
     expect(grant?.account.id).toBe(id);
-    expect(await store.revokeToken(hash)).toBe(true);
-    expect((await store.findToken(hash))?.revoked).toBe(true);
-    expect(await store.revokeToken('b'.repeat(64))).toBe(false);
-    expect(await store.findToken('b'.repeat(64))).toBeUndefined();
+    expect(await store.revokeToken({ hash, accountId: id })).toBe(true);
+    expect((await store.findToken({ hash, accountId: id }))?.revoked).toBe(true);
+    expect(await store.revokeToken({ hash: 'b'.repeat(64), accountId: id })).toBe(false);
+    expect(await store.findToken({ hash: 'b'.repeat(64), accountId: id })).toBeUndefined();
   });
 });
 

@@ -60,7 +60,7 @@ describe('an unreachable server', () => {
     const unavailable = expect.any(StoreUnavailableError);
     await expect(store.ping()).rejects.toEqual(unavailable);
     await expect(store.migrate()).rejects.toEqual(unavailable);
-    await expect(store.findToken('x')).rejects.toEqual(unavailable);
+    await expect(store.findToken({ hash: 'x', accountId: 1 })).rejects.toEqual(unavailable);
     await expect(store.get(1, 'task', 'x')).rejects.toEqual(unavailable);
     await expect(store.list(1, 'task', { includeDeleted: false })).rejects.toEqual(unavailable);
     await expect(store.write(1, async () => undefined)).rejects.toEqual(unavailable);

@@ -4,6 +4,9 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/store.js';
 
+/** SQLite finds a token by its hash alone: the key names no account. */
+const H1 = { hash: 'h1', accountId: null };
+
 describe('sqlite token lookups', () => {
   let dir: string;
   let serving: SqliteStore;
@@ -24,15 +27,15 @@ describe('sqlite token lookups', () => {
 
   it('see a revocation, a disabled account and a new token made by another connection at once', async () => {
     const account = await admin.createAccount({ username: 'remote', passwordHash: null, timezone: 'UTC' });
-    expect(await serving.findToken('h1')).toBeUndefined();
+    expect(await serving.findToken(H1)).toBeUndefined();
     await admin.insertToken({ hash: 'h1', accountId: account.id, scope: 'write', name: '', expiresAt: null });
-    expect(await serving.findToken('h1')).toMatchObject({ revoked: false, account: { disabled: false } });
-    expect(await serving.findToken('h1')).toMatchObject({ revoked: false });
+    expect(await serving.findToken(H1)).toMatchObject({ revoked: false, account: { disabled: false } });
+    expect(await serving.findToken(H1)).toMatchObject({ revoked: false });
 
     await admin.setDisabled('remote', true);
-    expect(await serving.findToken('h1')).toMatchObject({ account: { disabled: true } });
+    expect(await serving.findToken(H1)).toMatchObject({ account: { disabled: true } });
 
-    await admin.revokeToken('h1');
-    expect(await serving.findToken('h1')).toMatchObject({ revoked: true });
+    await admin.revokeToken(H1);
+    expect(await serving.findToken(H1)).toMatchObject({ revoked: true });
   });
 });

@@ -124,21 +124,21 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
         const hash = 'ab'.repeat(32);
         const expiresAt = nowMicros() + MICROS_PER_DAY;
         await store.insertToken({ hash, accountId: id, scope: 'read', name: 'phone 📱', expiresAt });
-        const grant = await store.findToken(hash);
+        const grant = await store.findToken({ hash, accountId: id });
         expect(grant).toEqual({ account: await store.getAccount(id), scope: 'read', expiresAt, revoked: false });
 
         await store.insertToken({ hash: 'cd'.repeat(32), accountId: id, scope: 'write', name: '', expiresAt: null });
-        expect(await store.findToken('cd'.repeat(32))).toMatchObject({
+        expect(await store.findToken({ hash: 'cd'.repeat(32), accountId: id })).toMatchObject({
           scope: 'write',
           expiresAt: null,
           revoked: false,
         });
 
-        expect(await store.revokeToken(hash)).toBe(true);
-        expect((await store.findToken(hash))?.revoked).toBe(true);
-        expect((await store.findToken('cd'.repeat(32)))?.revoked).toBe(false);
-        expect(await store.revokeToken('ef'.repeat(32))).toBe(false);
-        expect(await store.findToken('ef'.repeat(32))).toBeUndefined();
+        expect(await store.revokeToken({ hash, accountId: id })).toBe(true);
+        expect((await store.findToken({ hash, accountId: id }))?.revoked).toBe(true);
+        expect((await store.findToken({ hash: 'cd'.repeat(32), accountId: id }))?.revoked).toBe(false);
+        expect(await store.revokeToken({ hash: 'ef'.repeat(32), accountId: id })).toBe(false);
+        expect(await store.findToken({ hash: 'ef'.repeat(32), accountId: id })).toBeUndefined();
       });
 
       it("shows the account's current state through its token", async () => {
@@ -146,7 +146,7 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
         const hash = '01'.repeat(32);
         await store.insertToken({ hash, accountId: id, scope: 'write', name: 'cli', expiresAt: null });
         await store.setDisabled(`user-${accounts}`, true);
-        expect((await store.findToken(hash))?.account).toMatchObject({ id, disabled: true });
+        expect((await store.findToken({ hash, accountId: id }))?.account).toMatchObject({ id, disabled: true });
       });
 
       it('answers a ping', async () => {

@@ -133,7 +133,7 @@ describe('signing in to the web app, its settings, and signing out', { timeout: 
     await tokens.getByRole('button', { name: 'New token' }).click();
     const shown = tokens.getByRole('textbox', { name: /Your new token/ });
     const made = await shown.inputValue();
-    expect(made).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(made).toMatch(/^[0-9a-f]{16}[A-Za-z0-9_-]{43}$/);
     expect(await statusOf(made)).toBe(200);
     // A read token: a write is refused.
     const write = await request(fixture.server.origin, {

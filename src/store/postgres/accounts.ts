@@ -18,16 +18,26 @@ import {
   type AccountRow,
   type TokenGrantRow,
 } from './account-rows.js';
+import { numberFromBigint, type BigintText } from './values.js';
 import { NoSuchAccountError, isUniqueViolation } from './errors.js';
+import { Lease } from './lease.js';
 import { storableText } from './text.js';
 
+/**
+ * The account and its name in the `usernames` directory, in one transaction: the directory's key
+ * is what keeps names unique, as `accounts` (distributed by id) cannot. Two statements, each on one
+ * table, rather than one, so that a database distributed by account sends each where it belongs.
+ */
 export async function createAccount(pool: pg.Pool, account: NewAccount, now: Micros): Promise<Account> {
+  const username = storableText('username', account.username);
+  const lease = await Lease.take(pool);
   try {
-    const result = await pool.query<AccountRow>(
+    await lease.client.query('BEGIN');
+    const result = await lease.client.query<AccountRow>(
       'INSERT INTO accounts (username, password_hash, nickname, timezone, language, week_start, created, updated) ' +
         `VALUES ($1, $2, $1, $3, $4, $5, $6, $6) RETURNING ${ACCOUNT_COLUMNS}`,
       [
-        storableText('username', account.username),
+        username,
         account.passwordHash,
         storableText('timezone', account.timezone),
         DEFAULT_LANGUAGE,
@@ -37,11 +47,25 @@ export async function createAccount(pool: pg.Pool, account: NewAccount, now: Mic
     );
     const [row] = result.rows;
     if (row === undefined) throw new Error('insert returned no account');
+    await lease.client.query('INSERT INTO usernames (username, account_id) VALUES ($1, $2)', [username, row.id]);
+    await lease.client.query('COMMIT');
     return accountFromRow(row);
   } catch (error) {
-    if (isUniqueViolation(error, 'accounts_username_unique')) throw new UsernameTakenError(account.username);
+    await lease.rollback(error);
+    if (isUniqueViolation(error, 'usernames_unique')) throw new UsernameTakenError(account.username);
     throw error;
+  } finally {
+    lease.release();
   }
+}
+
+/** The id of the account of that name, from the `usernames` directory (the name is not the key of `accounts`). */
+export async function accountIdByName(pool: pg.Pool, username: string): Promise<number | undefined> {
+  const result = await pool.query<{ account_id: BigintText }>('SELECT account_id FROM usernames WHERE username = $1', [
+    username,
+  ]);
+  const [row] = result.rows;
+  return row === undefined ? undefined : numberFromBigint(row.account_id);
 }
 
 async function firstAccount(pool: pg.Pool, condition: string, params: unknown[]): Promise<Account | undefined> {
@@ -50,8 +74,9 @@ async function firstAccount(pool: pg.Pool, condition: string, params: unknown[])
   return row === undefined ? undefined : accountFromRow(row);
 }
 
-export function findAccount(pool: pg.Pool, username: string): Promise<Account | undefined> {
-  return firstAccount(pool, 'username = $1', [username]);
+export async function findAccount(pool: pg.Pool, username: string): Promise<Account | undefined> {
+  const id = await accountIdByName(pool, username);
+  return id === undefined ? undefined : getAccount(pool, id);
 }
 
 export function getAccount(pool: pg.Pool, id: number): Promise<Account | undefined> {
@@ -59,7 +84,9 @@ export function getAccount(pool: pg.Pool, id: number): Promise<Account | undefin
 }
 
 export async function setDisabled(pool: pg.Pool, username: string, disabled: boolean): Promise<boolean> {
-  const result = await pool.query('UPDATE accounts SET disabled = $2 WHERE username = $1', [username, disabled]);
+  const id = await accountIdByName(pool, username);
+  if (id === undefined) return false;
+  const result = await pool.query('UPDATE accounts SET disabled = $2 WHERE id = $1', [id, disabled]);
   return result.rowCount !== null && result.rowCount > 0;
 }
 
@@ -95,24 +122,25 @@ export async function insertToken(pool: pg.Pool, token: NewToken, now: Micros): 
   );
 }
 
-export async function findToken(pool: pg.Pool, hash: string): Promise<TokenGrant | undefined> {
+/** The account's token of that hash (store.ts finds the account from the token first). */
+export async function findToken(pool: pg.Pool, accountId: number, hash: string): Promise<TokenGrant | undefined> {
   const accountColumns = ACCOUNT_COLUMNS.split(', ')
     .map((column) => `a.${column}`)
     .join(', ');
   const result = await pool.query<TokenGrantRow>(
     `SELECT t.scope, t.expires_at, t.revoked_at, ${accountColumns} ` +
-      'FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.hash = $1',
-    [hash],
+      'FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.account_id = $1 AND t.hash = $2',
+    [accountId, hash],
   );
   const [row] = result.rows;
   return row === undefined ? undefined : tokenGrantFromRow(row);
 }
 
 /** Keeps the first revocation time when a token is revoked twice. */
-export async function revokeToken(pool: pg.Pool, hash: string, now: Micros): Promise<boolean> {
-  const result = await pool.query('UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE hash = $1', [
-    hash,
-    now,
-  ]);
+export async function revokeToken(pool: pg.Pool, accountId: number, hash: string, now: Micros): Promise<boolean> {
+  const result = await pool.query(
+    'UPDATE tokens SET revoked_at = COALESCE(revoked_at, $3) WHERE account_id = $1 AND hash = $2',
+    [accountId, hash, now],
+  );
   return result.rowCount !== null && result.rowCount > 0;
 }

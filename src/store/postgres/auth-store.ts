@@ -12,12 +12,15 @@ import {
   type Session,
   type TokenSummary,
 } from '../../domain/auth.js';
+import type { SecretKey } from '../../domain/secret-key.js';
 import type { Micros } from '../../domain/time.js';
 import type { AuthStore, TakenCode, TokenUse } from '../auth-store.js';
 import { ACCOUNT_COLUMNS, accountFromRow, type AccountRow } from './account-rows.js';
 import { scopeOf } from '../auth-columns.js';
 import { clientFromRow, codeFromRow, type ClientRow, type CodeRow } from './auth-rows.js';
+import { accountIdByName } from './accounts.js';
 import { guarded } from './errors.js';
+import { foundIfAny, underAccountOfSecret } from './secret-route.js';
 import { storableText } from './text.js';
 import { microsOrNull, numberFromBigint, type BigintText } from './values.js';
 
@@ -38,8 +41,10 @@ interface TokenSummaryRow {
 }
 
 /**
- * The AuthStore on PostgreSQL. Each operation is one statement (data-modifying CTEs where several
+ * The AuthStore on PostgreSQL. Each change is one statement (data-modifying CTEs where several
  * tables change together), so each is atomic without holding a connection across round trips.
+ * Each statement names one account (found first from the username or the secret), except the
+ * administration ones, which say so.
  */
 export class PostgresAuthStore implements AuthStore {
   constructor(private readonly pool: pg.Pool) {}
@@ -52,25 +57,35 @@ export class PostgresAuthStore implements AuthStore {
     return guarded(async () => (await this.pool.query(sql, [...params])).rowCount ?? 0);
   }
 
+  #accountIdByName(username: string): Promise<number | undefined> {
+    return guarded(() => accountIdByName(this.pool, username));
+  }
+
   async findCredentials(username: string): Promise<{ account: Account; passwordHash: string | null } | undefined> {
+    const id = await this.#accountIdByName(username);
+    if (id === undefined) return undefined;
     const [row] = await this.#rows<AccountRow & { password_hash: string | null }>(
-      `SELECT ${ACCOUNT_COLUMNS}, password_hash FROM accounts WHERE username = $1`,
-      [username],
+      `SELECT ${ACCOUNT_COLUMNS}, password_hash FROM accounts WHERE id = $1`,
+      [id],
     );
     return row === undefined ? undefined : { account: accountFromRow(row), passwordHash: row.password_hash };
   }
 
   async setPassword(username: string, passwordHash: string, now: Micros): Promise<boolean> {
+    const id = await this.#accountIdByName(username);
+    if (id === undefined) return false;
     const rows = await this.#rows(
-      `WITH changed AS (UPDATE accounts SET password_hash = $2 WHERE username = $1 RETURNING id),
-            ended AS (DELETE FROM sessions WHERE account_id IN (SELECT id FROM changed) RETURNING hash),
-            revoked AS (UPDATE tokens SET revoked_at = COALESCE(revoked_at, $3) WHERE grant_id IN (SELECT hash FROM ended))
+      `WITH changed AS (UPDATE accounts SET password_hash = $2 WHERE id = $1 RETURNING id),
+            ended AS (DELETE FROM sessions WHERE account_id = $1 RETURNING hash),
+            revoked AS (UPDATE tokens SET revoked_at = COALESCE(revoked_at, $3)
+                        WHERE account_id = $1 AND grant_id IN (SELECT hash FROM ended))
        SELECT id FROM changed`,
-      [username, passwordHash, now],
+      [id, passwordHash, now],
     );
     return rows.length > 0;
   }
 
+  /** Administration (`user list`): every account. */
   async listAccounts(): Promise<readonly Account[]> {
     const rows = await this.#rows<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY username`, []);
     return rows.map(accountFromRow);
@@ -84,37 +99,57 @@ export class PostgresAuthStore implements AuthStore {
     ]);
   }
 
-  async findSession(hash: string): Promise<Session | undefined> {
-    const [row] = await this.#rows<AccountRow & { session_created: BigintText; last_seen: BigintText }>(
-      `SELECT ${ACCOUNT_COLUMNS_OF_A}, s.created AS session_created, s.last_seen
-       FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.hash = $1`,
-      [hash],
+  /** Runs `attempt` under the account that holds the secret (secret-route.ts). */
+  #underAccountOf<T>(key: SecretKey, attempt: (accountId: number) => Promise<T | undefined>): Promise<T | undefined> {
+    return guarded(() => underAccountOfSecret(this.pool, key, attempt));
+  }
+
+  findSession(key: SecretKey): Promise<Session | undefined> {
+    return this.#underAccountOf(key, async (accountId) => {
+      const [row] = await this.#rows<AccountRow & { session_created: BigintText; last_seen: BigintText }>(
+        `SELECT ${ACCOUNT_COLUMNS_OF_A}, s.created AS session_created, s.last_seen
+         FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.account_id = $1 AND s.hash = $2`,
+        [accountId, key.hash],
+      );
+      if (row === undefined) return undefined;
+      return {
+        account: accountFromRow(row),
+        created: numberFromBigint(row.session_created),
+        lastSeen: numberFromBigint(row.last_seen),
+      };
+    });
+  }
+
+  async touchSession(key: SecretKey, now: Micros): Promise<void> {
+    await this.#underAccountOf(key, async (accountId) =>
+      foundIfAny(
+        await this.#count(
+          'UPDATE sessions SET last_seen = GREATEST(last_seen, $3) WHERE account_id = $1 AND hash = $2',
+          [accountId, key.hash, now],
+        ),
+      ),
     );
-    if (row === undefined) return undefined;
-    return {
-      account: accountFromRow(row),
-      created: numberFromBigint(row.session_created),
-      lastSeen: numberFromBigint(row.last_seen),
-    };
   }
 
-  async touchSession(hash: string, now: Micros): Promise<void> {
-    await this.#count('UPDATE sessions SET last_seen = GREATEST(last_seen, $2) WHERE hash = $1', [hash, now]);
+  async deleteSession(key: SecretKey, now: Micros): Promise<void> {
+    await this.#underAccountOf(key, async (accountId) => {
+      const [row] = await this.#rows<{ ended: BigintText }>(
+        `WITH ended AS (DELETE FROM sessions WHERE account_id = $1 AND hash = $2 RETURNING hash),
+              revoked AS (UPDATE tokens SET revoked_at = COALESCE(revoked_at, $3)
+                          WHERE account_id = $1 AND grant_id IN (SELECT hash FROM ended))
+         SELECT count(*) AS ended FROM ended`,
+        [accountId, key.hash, now],
+      );
+      return foundIfAny(row === undefined ? 0 : numberFromBigint(row.ended));
+    });
   }
 
-  async deleteSession(hash: string, now: Micros): Promise<void> {
-    await this.#rows(
-      `WITH ended AS (DELETE FROM sessions WHERE hash = $1 RETURNING hash),
-            revoked AS (UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE grant_id IN (SELECT hash FROM ended))
-       SELECT 1`,
-      [hash, now],
-    );
-  }
-
+  /** A maintenance sweep over every account (administration): one statement for all of them. */
   async forgetSessions(seenBefore: Micros, now: Micros): Promise<number> {
     const [row] = await this.#rows<{ ended: BigintText }>(
-      `WITH ended AS (DELETE FROM sessions WHERE last_seen < $1 RETURNING hash),
-            revoked AS (UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE grant_id IN (SELECT hash FROM ended))
+      `WITH ended AS (DELETE FROM sessions WHERE last_seen < $1 RETURNING account_id, hash),
+            revoked AS (UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2)
+                        WHERE (account_id, grant_id) IN (SELECT account_id, hash FROM ended))
        SELECT count(*) AS ended FROM ended`,
       [seenBefore, now],
     );
@@ -156,6 +191,7 @@ export class PostgresAuthStore implements AuthStore {
     return (await this.#rows<ClientRow>('SELECT * FROM oauth_clients ORDER BY created, id', [])).map(clientFromRow);
   }
 
+  /** Administration (`client remove`): what every account gave the client ends with it. */
   async removeClient(id: string, now: Micros): Promise<boolean> {
     const rows = await this.#rows(
       `WITH removed AS (DELETE FROM oauth_clients WHERE id = $1 RETURNING id),
@@ -193,17 +229,21 @@ export class PostgresAuthStore implements AuthStore {
     );
   }
 
-  async takeCode(hash: string, now: Micros): Promise<TakenCode | undefined> {
-    // The row lock makes two simultaneous takers queue: the second sees the first one's used_at.
-    const [row] = await this.#rows<CodeRow>(
-      `WITH before AS (SELECT * FROM oauth_codes WHERE hash = $1 FOR UPDATE),
-            taken AS (UPDATE oauth_codes c SET used_at = COALESCE(c.used_at, $2) FROM before WHERE c.hash = before.hash)
-       SELECT * FROM before`,
-      [hash, now],
-    );
-    return row === undefined ? undefined : { code: codeFromRow(row), usedBefore: row.used_at !== null };
+  takeCode(key: SecretKey, now: Micros): Promise<TakenCode | undefined> {
+    return this.#underAccountOf(key, async (accountId) => {
+      // The row lock makes two simultaneous takers queue: the second sees the first one's used_at.
+      const [row] = await this.#rows<CodeRow>(
+        `WITH before AS (SELECT * FROM oauth_codes WHERE account_id = $1 AND hash = $2 FOR UPDATE),
+              taken AS (UPDATE oauth_codes c SET used_at = COALESCE(c.used_at, $3) FROM before
+                        WHERE c.account_id = $1 AND c.hash = before.hash)
+         SELECT * FROM before`,
+        [accountId, key.hash, now],
+      );
+      return row === undefined ? undefined : { code: codeFromRow(row), usedBefore: row.used_at !== null };
+    });
   }
 
+  /** A maintenance sweep over every account (administration). */
   forgetCodes(expiredBefore: Micros): Promise<number> {
     return this.#count('DELETE FROM oauth_codes WHERE expires_at < $1', [expiredBefore]);
   }
@@ -232,48 +272,57 @@ export class PostgresAuthStore implements AuthStore {
     );
   }
 
-  async findRefreshToken(hash: string): Promise<RefreshGrant | undefined> {
-    const [row] = await this.#rows<{
-      account_id: BigintText;
-      client_id: string;
-      scope: string;
-      grant_id: string;
-      revoked_at: BigintText | null;
-    }>('SELECT account_id, client_id, scope, grant_id, revoked_at FROM refresh_tokens WHERE hash = $1', [hash]);
-    if (row === undefined) return undefined;
-    return {
-      accountId: numberFromBigint(row.account_id),
-      clientId: row.client_id,
-      scope: scopeOf(row.scope),
-      grantId: row.grant_id,
-      revoked: row.revoked_at !== null,
-    };
+  findRefreshToken(key: SecretKey): Promise<RefreshGrant | undefined> {
+    return this.#underAccountOf(key, async (accountId) => {
+      const [row] = await this.#rows<{
+        client_id: string;
+        scope: string;
+        grant_id: string;
+        revoked_at: BigintText | null;
+      }>('SELECT client_id, scope, grant_id, revoked_at FROM refresh_tokens WHERE account_id = $1 AND hash = $2', [
+        accountId,
+        key.hash,
+      ]);
+      if (row === undefined) return undefined;
+      return {
+        accountId,
+        clientId: row.client_id,
+        scope: scopeOf(row.scope),
+        grantId: row.grant_id,
+        revoked: row.revoked_at !== null,
+      };
+    });
   }
 
-  async spendRefreshToken(hash: string, now: Micros): Promise<boolean> {
-    return (
-      (await this.#count('UPDATE refresh_tokens SET revoked_at = $2 WHERE hash = $1 AND revoked_at IS NULL', [
-        hash,
-        now,
-      ])) > 0
+  async spendRefreshToken(key: SecretKey, now: Micros): Promise<boolean> {
+    const spent = await this.#underAccountOf(key, async (accountId) =>
+      foundIfAny(
+        await this.#count(
+          'UPDATE refresh_tokens SET revoked_at = $3 WHERE account_id = $1 AND hash = $2 AND revoked_at IS NULL',
+          [accountId, key.hash, now],
+        ),
+      ),
     );
+    return spent === true;
   }
 
-  async revokeGrant(grantId: string, now: Micros): Promise<void> {
+  async revokeGrant(accountId: number, grantId: string, now: Micros): Promise<void> {
     await this.#rows(
-      `WITH t AS (UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE grant_id = $1),
-            r AS (UPDATE refresh_tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE grant_id = $1)
+      `WITH t AS (UPDATE tokens SET revoked_at = COALESCE(revoked_at, $3) WHERE account_id = $1 AND grant_id = $2),
+            r AS (UPDATE refresh_tokens SET revoked_at = COALESCE(revoked_at, $3) WHERE account_id = $1 AND grant_id = $2)
        SELECT 1`,
-      [grantId, now],
+      [accountId, grantId, now],
     );
   }
 
-  async findIssuedToken(hash: string): Promise<{ clientId: string | null; grantId: string | null } | undefined> {
-    const [row] = await this.#rows<{ client_id: string | null; grant_id: string | null }>(
-      'SELECT client_id, grant_id FROM tokens WHERE hash = $1',
-      [hash],
-    );
-    return row === undefined ? undefined : { clientId: row.client_id, grantId: row.grant_id };
+  findIssuedToken(key: SecretKey): Promise<{ clientId: string | null; grantId: string | null } | undefined> {
+    return this.#underAccountOf(key, async (accountId) => {
+      const [row] = await this.#rows<{ client_id: string | null; grant_id: string | null }>(
+        'SELECT client_id, grant_id FROM tokens WHERE account_id = $1 AND hash = $2',
+        [accountId, key.hash],
+      );
+      return row === undefined ? undefined : { clientId: row.client_id, grantId: row.grant_id };
+    });
   }
 
   async listTokens(accountId: number): Promise<readonly TokenSummary[]> {
@@ -298,12 +347,15 @@ export class PostgresAuthStore implements AuthStore {
   async revokeTokenById(id: string, now: Micros, accountId?: number): Promise<boolean> {
     // Hex digits sort before 'g': every hash starting with the prefix lies in [prefix, prefix || 'g').
     // 64 bits of prefix make a clash unheard of; should one occur, nothing is revoked rather than two.
+    // Without an account this searches them all: administration (`token revoke --id`).
+    const ofAccount = accountId === undefined ? '' : 'AND account_id = $4';
     const [row] = await this.#rows<{ revoked: BigintText }>(
-      `WITH matches AS (SELECT hash FROM tokens WHERE hash >= $1 AND hash < $2 AND ($4::bigint IS NULL OR account_id = $4)),
+      `WITH matches AS (SELECT account_id, hash FROM tokens WHERE hash >= $1 AND hash < $2 ${ofAccount}),
             revoked AS (UPDATE tokens SET revoked_at = COALESCE(revoked_at, $3)
-                        WHERE hash IN (SELECT hash FROM matches) AND (SELECT count(*) FROM matches) = 1 RETURNING 1)
+                        WHERE (account_id, hash) IN (SELECT account_id, hash FROM matches) ${ofAccount}
+                          AND (SELECT count(*) FROM matches) = 1 RETURNING 1)
        SELECT count(*) AS revoked FROM revoked`,
-      [id, `${id}g`, now, accountId ?? null],
+      accountId === undefined ? [id, `${id}g`, now] : [id, `${id}g`, now, accountId],
     );
     return row !== undefined && numberFromBigint(row.revoked) === 1;
   }
@@ -349,15 +401,25 @@ export class PostgresAuthStore implements AuthStore {
     );
   }
 
+  /** One statement per account of the batch, so that none spans accounts. */
   async touchTokens(uses: readonly TokenUse[]): Promise<void> {
-    if (uses.length === 0) return;
-    await this.#count(
-      `UPDATE tokens SET last_used = GREATEST(COALESCE(tokens.last_used, 0), used.at)
-       FROM unnest($1::text[], $2::bigint[]) AS used (hash, at) WHERE tokens.hash = used.hash`,
-      [uses.map((use) => use.hash), uses.map((use) => use.at)],
-    );
+    const byAccount = new Map<number, TokenUse[]>();
+    for (const use of uses) {
+      const ofAccount = byAccount.get(use.accountId);
+      if (ofAccount === undefined) byAccount.set(use.accountId, [use]);
+      else ofAccount.push(use);
+    }
+    for (const [accountId, ofAccount] of byAccount) {
+      await this.#count(
+        `UPDATE tokens SET last_used = GREATEST(COALESCE(tokens.last_used, 0), used.at)
+         FROM unnest($2::text[], $3::bigint[]) AS used (hash, at) WHERE tokens.account_id = $1 AND tokens.hash = used.hash`,
+        [accountId, ofAccount.map((use) => use.hash), ofAccount.map((use) => use.at)],
+      );
+    }
   }
 
+  // The throttle is keyed by username or address, never by account: `sign_in_failures` is distributed
+  // by its own key (docs/operations.md, "Sharding by account"), and each statement names one key.
   async recordFailure(key: string, now: Micros): Promise<void> {
     await this.#count('INSERT INTO sign_in_failures (key, at) VALUES ($1, $2)', [storableText('key', key), now]);
   }
@@ -374,6 +436,7 @@ export class PostgresAuthStore implements AuthStore {
     await this.#count('DELETE FROM sign_in_failures WHERE key = $1', [storableText('key', key)]);
   }
 
+  /** A maintenance sweep over every key (administration). */
   forgetFailures(before: Micros): Promise<number> {
     return this.#count('DELETE FROM sign_in_failures WHERE at < $1', [before]);
   }

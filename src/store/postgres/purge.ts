@@ -30,7 +30,8 @@ SELECT count FROM totals`;
 
 /**
  * Purges account by account, each in its own short transaction holding the account's write lock,
- * so a purge never races a write of the same account and never spans accounts' data.
+ * so a purge never races a write of the same account and never spans accounts' data. Listing every
+ * account is the one statement that does: a maintenance sweep (administration).
  */
 export async function purgeTombstones(pool: pg.Pool, deletedBefore: Micros): Promise<number> {
   const accounts = await pool.query<{ id: BigintText }>('SELECT id FROM accounts ORDER BY id');

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Account, NewAccount, NewToken, SettingsPatch, TokenGrant } from '../../domain/account.js';
+import type { SecretKey } from '../../domain/secret-key.js';
 import type { AccountHead, RecordsByKind, SyncKind } from '../../domain/sync.js';
 import { nowMicros, type Micros } from '../../domain/time.js';
 import { AccountQueue } from '../queue.js';
@@ -11,6 +12,7 @@ import { guarded } from './errors.js';
 import { applyMigrations } from './migrate.js';
 import { createPool, type PostgresOptions } from './pool.js';
 import { purgeTombstones } from './purge.js';
+import { underAccountOfSecret } from './secret-route.js';
 import { PostgresListSnapshot } from './snapshot.js';
 import { KIND_TABLES } from './tables.js';
 import { writeForAccount } from './write.js';
@@ -89,12 +91,20 @@ export class PostgresStore implements Store {
     return guarded(() => accounts.insertToken(this.pool, token, this.now()));
   }
 
-  findToken(hash: string): Promise<TokenGrant | undefined> {
-    return guarded(() => accounts.findToken(this.pool, hash));
+  findToken(key: SecretKey): Promise<TokenGrant | undefined> {
+    return guarded(() =>
+      underAccountOfSecret(this.pool, key, (accountId) => accounts.findToken(this.pool, accountId, key.hash)),
+    );
   }
 
-  revokeToken(hash: string): Promise<boolean> {
-    return guarded(() => accounts.revokeToken(this.pool, hash, this.now()));
+  revokeToken(key: SecretKey): Promise<boolean> {
+    return guarded(async () => {
+      const now = this.now();
+      const revoked = await underAccountOfSecret(this.pool, key, async (accountId) =>
+        (await accounts.revokeToken(this.pool, accountId, key.hash, now)) ? true : undefined,
+      );
+      return revoked === true;
+    });
   }
 
   write<T>(accountId: number, work: (tx: WriteTx) => Promise<T>): Promise<T> {
@@ -127,8 +137,8 @@ export class PostgresStore implements Store {
   }
 
   forgetKept(createdBefore: Micros): Promise<number> {
-    // One statement over all accounts: a maintenance sweep, not a data query (a distributed
-    // database runs it on every shard).
+    // One statement over all accounts: a maintenance sweep (administration), not a data query;
+    // a database distributed by account runs it on every shard.
     return guarded(async () => {
       const result = await this.pool.query('DELETE FROM idempotency_answers WHERE created < $1', [createdBefore]);
       return result.rowCount ?? 0;

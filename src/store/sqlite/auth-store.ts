@@ -11,6 +11,7 @@ import {
   type Session,
   type TokenSummary,
 } from '../../domain/auth.js';
+import type { SecretKey } from '../../domain/secret-key.js';
 import type { Micros } from '../../domain/time.js';
 import type { AuthStore, TakenCode, TokenUse } from '../auth-store.js';
 import { ACCOUNT_COLUMNS, ACCOUNT_COLUMNS_OF_A, accountFromRow, type AccountRow } from './account-rows.js';
@@ -24,6 +25,8 @@ export type OnWriter = <T>(job: () => T) => Promise<T>;
 /**
  * The AuthStore on SQLite. Everything runs on the write connection through the store's queue:
  * these are small, rare statements, and reading where one writes sees every change at once.
+ * A SQLite store is never distributed: a secret is found by its hash alone, and the account a
+ * secret names (the route PostgreSQL takes, src/domain/secret-key.ts) is not needed here.
  */
 export class SqliteAuthStore implements AuthStore {
   #statements: ReturnType<typeof prepare> | undefined;
@@ -67,24 +70,24 @@ export class SqliteAuthStore implements AuthStore {
     return this.#run((s) => void s.createSession.run(hash, accountId, now, now));
   }
 
-  findSession(hash: string): Promise<Session | undefined> {
+  findSession(key: SecretKey): Promise<Session | undefined> {
     return this.#run((s) => {
-      const row = s.session.get(hash);
+      const row = s.session.get(key.hash);
       return row === undefined
         ? undefined
         : { account: accountFromRow(row), created: row.session_created, lastSeen: row.last_seen };
     });
   }
 
-  touchSession(hash: string, now: Micros): Promise<void> {
-    return this.#run((s) => void s.touchSession.run(now, hash));
+  touchSession(key: SecretKey, now: Micros): Promise<void> {
+    return this.#run((s) => void s.touchSession.run(now, key.hash));
   }
 
-  deleteSession(hash: string, now: Micros): Promise<void> {
+  deleteSession(key: SecretKey, now: Micros): Promise<void> {
     return this.#run((s) =>
       this.db.transaction(() => {
-        s.revokeTokensOfGrant.run(now, hash);
-        s.deleteSession.run(hash);
+        s.revokeTokensOfGrant.run(now, key.hash);
+        s.deleteSession.run(key.hash);
       })(),
     );
   }
@@ -177,12 +180,12 @@ export class SqliteAuthStore implements AuthStore {
     );
   }
 
-  takeCode(hash: string, now: Micros): Promise<TakenCode | undefined> {
+  takeCode(key: SecretKey, now: Micros): Promise<TakenCode | undefined> {
     return this.#run((s) =>
       this.db.transaction(() => {
-        const row = s.code.get(hash);
+        const row = s.code.get(key.hash);
         if (row === undefined) return undefined;
-        if (row.used_at === null) s.useCode.run(now, hash);
+        if (row.used_at === null) s.useCode.run(now, key.hash);
         return { code: codeFromRow(row), usedBefore: row.used_at !== null };
       })(),
     );
@@ -214,9 +217,9 @@ export class SqliteAuthStore implements AuthStore {
     );
   }
 
-  findRefreshToken(hash: string): Promise<RefreshGrant | undefined> {
+  findRefreshToken(key: SecretKey): Promise<RefreshGrant | undefined> {
     return this.#run((s) => {
-      const row = s.refresh.get(hash);
+      const row = s.refresh.get(key.hash);
       if (row === undefined) return undefined;
       return {
         accountId: row.account_id,
@@ -228,11 +231,12 @@ export class SqliteAuthStore implements AuthStore {
     });
   }
 
-  spendRefreshToken(hash: string, now: Micros): Promise<boolean> {
-    return this.#run((s) => s.spendRefresh.run(now, hash).changes > 0);
+  spendRefreshToken(key: SecretKey, now: Micros): Promise<boolean> {
+    return this.#run((s) => s.spendRefresh.run(now, key.hash).changes > 0);
   }
 
-  revokeGrant(grantId: string, now: Micros): Promise<void> {
+  // A grant id is the hash of the code or session that began it: it names one account's grant alone.
+  revokeGrant(_accountId: number, grantId: string, now: Micros): Promise<void> {
     return this.#run((s) =>
       this.db.transaction(() => {
         s.revokeTokensOfGrant.run(now, grantId);
@@ -241,9 +245,9 @@ export class SqliteAuthStore implements AuthStore {
     );
   }
 
-  findIssuedToken(hash: string): Promise<{ clientId: string | null; grantId: string | null } | undefined> {
+  findIssuedToken(key: SecretKey): Promise<{ clientId: string | null; grantId: string | null } | undefined> {
     return this.#run((s) => {
-      const row = s.issued.get(hash);
+      const row = s.issued.get(key.hash);
       return row === undefined ? undefined : { clientId: row.client_id, grantId: row.grant_id };
     });
   }

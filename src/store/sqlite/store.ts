@@ -1,5 +1,6 @@
 import type { Account, NewAccount, NewToken, SettingsPatch, TokenGrant } from '../../domain/account.js';
 import { StoreUnavailableError } from '../../domain/errors.js';
+import type { SecretKey } from '../../domain/secret-key.js';
 import type { AccountHead, RecordsByKind, SyncKind } from '../../domain/sync.js';
 import { nowMicros, type Micros } from '../../domain/time.js';
 import type { ListQuery, ListSnapshot, Store, WriteTx } from '../store.js';
@@ -154,12 +155,13 @@ export class SqliteStore implements Store {
     await this.#onWriter((writes) => writes.accounts.insertToken(token, this.#now()));
   }
 
-  async findToken(hash: string): Promise<TokenGrant | undefined> {
-    return this.#reads().grants.find(hash);
+  // Never distributed: a token is found by its hash alone (see SqliteAuthStore).
+  async findToken(key: SecretKey): Promise<TokenGrant | undefined> {
+    return this.#reads().grants.find(key.hash);
   }
 
-  async revokeToken(hash: string): Promise<boolean> {
-    return this.#onWriter((writes) => writes.accounts.revokeToken(hash, this.#now()));
+  async revokeToken(key: SecretKey): Promise<boolean> {
+    return this.#onWriter((writes) => writes.accounts.revokeToken(key.hash, this.#now()));
   }
 
   /**
