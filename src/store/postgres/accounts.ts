@@ -19,6 +19,7 @@ import {
   type TokenGrantRow,
 } from './account-rows.js';
 import { NoSuchAccountError, isUniqueViolation } from './errors.js';
+import { STANDING_COLUMNS, standingFromRow, type Standing, type StandingRow } from './standings.js';
 import { storableText } from './text.js';
 
 export async function createAccount(pool: pg.Pool, account: NewAccount, now: Micros): Promise<Account> {
@@ -95,17 +96,25 @@ export async function insertToken(pool: pg.Pool, token: NewToken, now: Micros): 
   );
 }
 
-export async function findToken(pool: pg.Pool, hash: string): Promise<TokenGrant | undefined> {
-  const accountColumns = ACCOUNT_COLUMNS.split(', ')
+/** A token's grant, and where its account stood when it was read (its head, usage and stamps). */
+export interface FoundToken {
+  readonly grant: TokenGrant;
+  readonly standing: Standing;
+}
+
+export async function findToken(pool: pg.Pool, hash: string): Promise<FoundToken | undefined> {
+  const accountColumns = [...ACCOUNT_COLUMNS.split(', '), ...STANDING_COLUMNS]
     .map((column) => `a.${column}`)
     .join(', ');
-  const result = await pool.query<TokenGrantRow>(
+  const result = await pool.query<TokenGrantRow & StandingRow>(
     `SELECT t.scope, t.expires_at, t.revoked_at, ${accountColumns} ` +
       'FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.hash = $1',
     [hash],
   );
   const [row] = result.rows;
-  return row === undefined ? undefined : tokenGrantFromRow(row);
+  if (row === undefined) return undefined;
+  const standing = standingFromRow(row);
+  return { grant: { ...tokenGrantFromRow(row), head: { rev: standing.rev, purgedRev: standing.purgedRev } }, standing };
 }
 
 /** Keeps the first revocation time when a token is revoked twice. */

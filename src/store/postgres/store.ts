@@ -12,6 +12,7 @@ import { applyMigrations } from './migrate.js';
 import { createPool, type PostgresOptions } from './pool.js';
 import { purgeTombstones } from './purge.js';
 import { PostgresListSnapshot } from './snapshot.js';
+import { Standings } from './standings.js';
 import { KIND_TABLES } from './tables.js';
 import { writeForAccount } from './write.js';
 
@@ -32,6 +33,7 @@ export class PostgresStore implements Store {
    */
   readonly auth: PostgresAuthStore;
   private readonly writeQueue = new AccountQueue();
+  private readonly standings = new Standings();
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -89,8 +91,14 @@ export class PostgresStore implements Store {
     return guarded(() => accounts.insertToken(this.pool, token, this.now()));
   }
 
+  /** Also notes where the account stands, read in the same statement: the next write counts on from it. */
   findToken(hash: string): Promise<TokenGrant | undefined> {
-    return guarded(() => accounts.findToken(this.pool, hash));
+    return guarded(async () => {
+      const found = await accounts.findToken(this.pool, hash);
+      if (found === undefined) return undefined;
+      this.standings.note(found.grant.account.id, found.standing);
+      return found.grant;
+    });
   }
 
   revokeToken(hash: string): Promise<boolean> {
@@ -98,7 +106,9 @@ export class PostgresStore implements Store {
   }
 
   write<T>(accountId: number, work: (tx: WriteTx) => Promise<T>): Promise<T> {
-    return this.writeQueue.run(accountId, () => guarded(() => writeForAccount(this.pool, accountId, work, this.now)));
+    return this.writeQueue.run(accountId, () =>
+      guarded(() => writeForAccount(this.pool, accountId, work, this.now, this.standings)),
+    );
   }
 
   /** Deleted records included: a client that asks for one by id learns that it was deleted. */
