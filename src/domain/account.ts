@@ -1,4 +1,5 @@
 import type { Micros } from './time.js';
+import type { AccountHead } from './sync.js';
 
 export type Scope = 'read' | 'write';
 
@@ -41,6 +42,11 @@ export interface TokenGrant {
   readonly scope: Scope;
   readonly expiresAt: Micros | null;
   readonly revoked: boolean;
+  /**
+   * Where the account's data stood when the token was checked, when the store read it in the same
+   * statement (PostgreSQL: it saves a request a round trip); absent, ask the store.
+   */
+  readonly head?: AccountHead;
 }
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9_.@-]{1,64}$/;

@@ -59,9 +59,9 @@ export interface ImportOptions {
   readonly onProgress?: (done: number, total: number) => void;
 }
 
-/** A dry run's work, thrown to roll its transaction back with the report in hand. */
+/** A dry run's work, thrown to roll its transaction back with every step's changes in hand. */
 class DryRunFinished extends Error {
-  constructor(readonly report: ImportReport) {
+  constructor(readonly changes: readonly StepChanges[]) {
     super('dry run finished');
   }
 }
@@ -79,13 +79,18 @@ interface ReportInProgress {
 
 const COUNTS_OF = { project: 'projects', context: 'contexts', task: 'tasks' } as const;
 
-/** Counts a batch's changes, and names the changed records while the preview has room. */
-function tally(
-  report: ReportInProgress,
-  kind: ImportedKind,
-  names: readonly string[],
-  changes: readonly ImportChange[],
-): void {
+/** What one batch did to each of its records, named as the preview shows them. */
+interface StepChanges {
+  readonly kind: ImportedKind;
+  readonly names: readonly string[];
+  readonly changes: readonly ImportChange[];
+}
+
+/**
+ * Counts a batch's changes, and names the changed records while the preview has room. Done once
+ * the batch's write is over: the store may run a write's work more than once.
+ */
+function tally(report: ReportInProgress, { kind, names, changes }: StepChanges): void {
   const counts = report[COUNTS_OF[kind]];
   changes.forEach((change, index) => {
     counts[change] += 1;
@@ -132,14 +137,14 @@ interface ImportStep {
   /** Where the batch starts among the file's records of its kind. */
   readonly offset: number;
   readonly ids: readonly string[];
-  apply(tx: WriteTx, zone: string): Promise<void>;
+  apply(tx: WriteTx, zone: string): Promise<StepChanges>;
 }
 
 /** The steps of one kind: its records in batches, each applied by `apply`. */
 function stepsOf<T extends { readonly id: string }>(
   what: ImportStep['what'],
   records: readonly T[],
-  apply: (tx: WriteTx, zone: string, batch: readonly T[]) => Promise<void>,
+  apply: (tx: WriteTx, zone: string, batch: readonly T[]) => Promise<StepChanges>,
 ): ImportStep[] {
   return batches(records).map((batch, index) => ({
     what,
@@ -268,46 +273,57 @@ export class PortabilityService {
     };
     const names = (batch: readonly { readonly name: string }[]): string[] => batch.map((label) => label.name);
     const steps: ImportStep[] = [
-      ...stepsOf('project', data.projects, async (tx, _zone, batch) =>
-        tally(report, 'project', names(batch), await importLabels(tx, 'project', batch.map(projectInput))),
-      ),
-      ...stepsOf('context', data.contexts, async (tx, _zone, batch) =>
-        tally(report, 'context', names(batch), await importLabels(tx, 'context', batch.map(contextInput))),
-      ),
-      ...stepsOf('task', data.tasks, async (tx, taskZone, batch) =>
-        tally(
-          report,
-          'task',
-          batch.map((task) => task.title),
-          await importTasks(tx, taskZone, batch.map(taskInput)),
-        ),
-      ),
+      ...stepsOf('project', data.projects, async (tx, _zone, batch) => ({
+        kind: 'project',
+        names: names(batch),
+        changes: await importLabels(tx, 'project', batch.map(projectInput)),
+      })),
+      ...stepsOf('context', data.contexts, async (tx, _zone, batch) => ({
+        kind: 'context',
+        names: names(batch),
+        changes: await importLabels(tx, 'context', batch.map(contextInput)),
+      })),
+      ...stepsOf('task', data.tasks, async (tx, taskZone, batch) => ({
+        kind: 'task',
+        names: batch.map((task) => task.title),
+        changes: await importTasks(tx, taskZone, batch.map(taskInput)),
+      })),
     ];
     const total = steps.reduce((sum, step) => sum + step.ids.length, 0);
-    let done = 0;
-    const run = async (tx: WriteTx, step: ImportStep): Promise<void> => {
+    const run = async (tx: WriteTx, step: ImportStep): Promise<StepChanges> => {
       try {
-        if (this.quota === undefined) await step.apply(tx, zone);
-        else await withinQuota(tx, this.quota, () => step.apply(tx, zone));
+        if (this.quota === undefined) return await step.apply(tx, zone);
+        return await withinQuota(tx, this.quota, () => step.apply(tx, zone));
       } catch (error) {
         throw explained(error, step, options.dryRun);
       }
-      done += step.ids.length;
-      options.onProgress?.(done, total);
     };
 
     if (options.dryRun) {
       try {
         await this.store.write(account.id, async (tx) => {
-          for (const step of steps) await run(tx, step);
-          throw new DryRunFinished(report);
+          const changes: StepChanges[] = [];
+          for (const step of steps) {
+            changes.push(await run(tx, step));
+            options.onProgress?.(
+              changes.reduce((sum, done) => sum + done.changes.length, 0),
+              total,
+            );
+          }
+          throw new DryRunFinished(changes);
         });
       } catch (error) {
-        if (error instanceof DryRunFinished) return error.report;
-        throw error;
+        if (!(error instanceof DryRunFinished)) throw error;
+        for (const changes of error.changes) tally(report, changes);
+        return report;
       }
     }
-    for (const step of steps) await this.store.write(account.id, (tx) => run(tx, step));
+    let done = 0;
+    for (const step of steps) {
+      tally(report, await this.store.write(account.id, (tx) => run(tx, step)));
+      done += step.ids.length;
+      options.onProgress?.(done, total);
+    }
     return report;
   }
 }

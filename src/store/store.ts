@@ -80,7 +80,11 @@ export interface Store {
   /** Marks the token revoked; false when no such token exists. */
   revokeToken(key: SecretKey): Promise<boolean>;
 
-  /** Runs `work` in one transaction for the account: all its puts commit together or not at all. */
+  /**
+   * Runs `work` in one transaction for the account: all its puts commit together or not at all.
+   * `work` may run more than once (PostgreSQL prepares a write again when another process changed
+   * the account meanwhile), so it must act on nothing but `tx` until the write resolves.
+   */
   write<T>(accountId: number, work: (tx: WriteTx) => Promise<T>): Promise<T>;
   get<K extends SyncKind>(accountId: number, kind: K, id: string): Promise<RecordsByKind[K] | undefined>;
   /** The account's head, read alone: cheap, for telling whether anything changed. */

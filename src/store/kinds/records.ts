@@ -17,6 +17,11 @@ export interface KindStorage<K extends SyncKind, C extends Columns> {
   fromRow(row: RowOf<C>): RecordsByKind[K];
   /** The unique index that keeps live names unique, for kinds that have names. */
   readonly liveNameIndex: K extends NamedKind ? string : null;
+  /**
+   * The text columns whose UTF-8 bytes count toward the account's storage (issue #16), as the
+   * usage triggers of both engines count them; the store suite holds the three to agreement.
+   */
+  readonly countedText: readonly (keyof C & string)[];
 }
 
 const TASK_COLUMNS = {
@@ -91,6 +96,7 @@ const TASKS: KindStorage<'task', typeof TASK_COLUMNS> = {
   table: 'tasks',
   columns: TASK_COLUMNS,
   liveNameIndex: null,
+  countedText: ['title', 'notes', 'ical_extras'],
   toRow: (draft) => ({
     id: draft.id,
     title: draft.title,
@@ -139,6 +145,7 @@ const PROJECTS: KindStorage<'project', typeof PROJECT_COLUMNS> = {
   table: 'projects',
   columns: PROJECT_COLUMNS,
   liveNameIndex: 'projects_live_name',
+  countedText: ['name', 'notes'],
   toRow: (draft) => ({
     id: draft.id,
     name: draft.name,
@@ -154,6 +161,7 @@ const CONTEXTS: KindStorage<'context', typeof CONTEXT_COLUMNS> = {
   table: 'contexts',
   columns: CONTEXT_COLUMNS,
   liveNameIndex: 'contexts_live_name',
+  countedText: ['name'],
   toRow: (draft) => ({ id: draft.id, name: draft.name, deleted: draft.deleted }),
   fromRow: (row) => ({ ...row }),
 };
@@ -195,3 +203,35 @@ export const COLUMN_VALUES: { readonly [K in SyncKind]: (record: RecordsByKind[K
   project: (record) => valuesOf(PROJECTS, record),
   context: (record) => valuesOf(CONTEXTS, record),
 };
+
+/** The stamps a put gives a record; `created` is the first put's `updated`. */
+export interface RecordStamps {
+  readonly created: number;
+  readonly updated: number;
+  readonly rev: number;
+}
+
+/**
+ * A put's record as the store keeps it, made without reading it back: the draft as a row, with its
+ * stamps, read as a record (so a label without a name reads as it would from the table).
+ */
+export function storedRecord<K extends SyncKind>(
+  kind: K,
+  draft: DraftsByKind[K],
+  stamps: RecordStamps,
+): RecordsByKind[K] {
+  const storage: KindStorage<K, Columns> = KIND_STORAGE[kind];
+  return storage.fromRow({ ...storage.toRow(draft), ...stamps });
+}
+
+/** The bytes a record counts toward its account's storage: its counted texts in UTF-8. */
+export function countedBytes<K extends SyncKind>(kind: K, draft: DraftsByKind[K]): number {
+  const storage: KindStorage<K, Columns> = KIND_STORAGE[kind];
+  const row = storage.toRow(draft);
+  let bytes = 0;
+  for (const name of storage.countedText) {
+    const value = row[name];
+    if (typeof value === 'string') bytes += Buffer.byteLength(value, 'utf8');
+  }
+  return bytes;
+}

@@ -21,6 +21,7 @@ import {
 import { numberFromBigint, type BigintText } from './values.js';
 import { NoSuchAccountError, isUniqueViolation } from './errors.js';
 import { Lease } from './lease.js';
+import { STANDING_COLUMNS, standingFromRow, type Standing, type StandingRow } from './standings.js';
 import { storableText } from './text.js';
 
 /**
@@ -122,18 +123,26 @@ export async function insertToken(pool: pg.Pool, token: NewToken, now: Micros): 
   );
 }
 
+/** A token's grant, and where its account stood when it was read (its head, usage and stamps). */
+export interface FoundToken {
+  readonly grant: TokenGrant;
+  readonly standing: Standing;
+}
+
 /** The account's token of that hash (store.ts finds the account from the token first). */
-export async function findToken(pool: pg.Pool, accountId: number, hash: string): Promise<TokenGrant | undefined> {
-  const accountColumns = ACCOUNT_COLUMNS.split(', ')
+export async function findToken(pool: pg.Pool, accountId: number, hash: string): Promise<FoundToken | undefined> {
+  const accountColumns = [...ACCOUNT_COLUMNS.split(', '), ...STANDING_COLUMNS]
     .map((column) => `a.${column}`)
     .join(', ');
-  const result = await pool.query<TokenGrantRow>(
+  const result = await pool.query<TokenGrantRow & StandingRow>(
     `SELECT t.scope, t.expires_at, t.revoked_at, ${accountColumns} ` +
       'FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.account_id = $1 AND t.hash = $2',
     [accountId, hash],
   );
   const [row] = result.rows;
-  return row === undefined ? undefined : tokenGrantFromRow(row);
+  if (row === undefined) return undefined;
+  const standing = standingFromRow(row);
+  return { grant: { ...tokenGrantFromRow(row), head: { rev: standing.rev, purgedRev: standing.purgedRev } }, standing };
 }
 
 /** Keeps the first revocation time when a token is revoked twice. */

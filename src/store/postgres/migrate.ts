@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { pendingMigrations, type Migration } from '../schema-version.js';
 import { MIGRATIONS } from './migrations.js';
+import { ensureCommitFunction } from './commit-function.js';
 import { Lease } from './lease.js';
 
 /**
@@ -36,6 +37,7 @@ export async function applyMigrations(pool: pg.Pool, migrations: readonly Migrat
         migration.name,
       ]);
     }
+    await ensureCommitFunction(lease.client);
     await lease.client.query('COMMIT');
   } catch (error) {
     await lease.rollback(error);

@@ -14,6 +14,7 @@ import { createPool, type PostgresOptions } from './pool.js';
 import { purgeTombstones } from './purge.js';
 import { underAccountOfSecret } from './secret-route.js';
 import { PostgresListSnapshot } from './snapshot.js';
+import { Standings } from './standings.js';
 import { KIND_TABLES } from './tables.js';
 import { writeForAccount } from './write.js';
 
@@ -34,6 +35,7 @@ export class PostgresStore implements Store {
    */
   readonly auth: PostgresAuthStore;
   private readonly writeQueue = new AccountQueue();
+  private readonly standings = new Standings();
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -91,10 +93,16 @@ export class PostgresStore implements Store {
     return guarded(() => accounts.insertToken(this.pool, token, this.now()));
   }
 
+  /** Also notes where the account stands, read in the same statement: the next write counts on from it. */
   findToken(key: SecretKey): Promise<TokenGrant | undefined> {
-    return guarded(() =>
-      underAccountOfSecret(this.pool, key, (accountId) => accounts.findToken(this.pool, accountId, key.hash)),
-    );
+    return guarded(async () => {
+      const found = await underAccountOfSecret(this.pool, key, (accountId) =>
+        accounts.findToken(this.pool, accountId, key.hash),
+      );
+      if (found === undefined) return undefined;
+      this.standings.note(found.grant.account.id, found.standing);
+      return found.grant;
+    });
   }
 
   revokeToken(key: SecretKey): Promise<boolean> {
@@ -108,7 +116,9 @@ export class PostgresStore implements Store {
   }
 
   write<T>(accountId: number, work: (tx: WriteTx) => Promise<T>): Promise<T> {
-    return this.writeQueue.run(accountId, () => guarded(() => writeForAccount(this.pool, accountId, work, this.now)));
+    return this.writeQueue.run(accountId, () =>
+      guarded(() => writeForAccount(this.pool, accountId, work, this.now, this.standings)),
+    );
   }
 
   /** Deleted records included: a client that asks for one by id learns that it was deleted. */

@@ -17,13 +17,21 @@ export interface KindTable<K extends SyncKind> {
   select(db: Queryable, condition: string, params: readonly unknown[]): Promise<RecordsByKind[K][]>;
   /** Insert or update by (account_id, id), returning the stored record; `created` on insert only. */
   readonly upsert: string;
+  /** The columns a put writes, in order: the account, the draft's columns, then the stamps. */
+  readonly putColumns: readonly string[];
+  /** What an upsert's `ON CONFLICT (account_id, id) DO UPDATE SET` changes: all but `created`. */
+  readonly conflictUpdates: string;
 }
 
 function kindTable<K extends SyncKind>(codec: KindCodec<K>): KindTable<K> {
   const columns = codec.columns.join(', ');
   const draft = codec.draftColumns;
   const stampAt = draft.length + 2;
-  const updates = draft.filter((name) => name !== 'id').map((name) => `${name} = EXCLUDED.${name}`);
+  const updates = [
+    ...draft.filter((name) => name !== 'id').map((name) => `${name} = EXCLUDED.${name}`),
+    'updated = EXCLUDED.updated',
+    'rev = EXCLUDED.rev',
+  ].join(', ');
   return {
     codec,
     async select(db, condition, params) {
@@ -33,8 +41,10 @@ function kindTable<K extends SyncKind>(codec: KindCodec<K>): KindTable<K> {
     // $1 is the account, then the draft's columns, then the stamp's `updated` (also `created`) and rev.
     upsert: `INSERT INTO ${codec.table} (account_id, ${draft.join(', ')}, created, updated, rev)
       VALUES (${['$1', ...draft.map((_name, index) => `$${index + 2}`), `$${stampAt}`, `$${stampAt}`, `$${stampAt + 1}`].join(', ')})
-      ON CONFLICT (account_id, id) DO UPDATE SET ${[...updates, 'updated = EXCLUDED.updated', 'rev = EXCLUDED.rev'].join(', ')}
+      ON CONFLICT (account_id, id) DO UPDATE SET ${updates}
       RETURNING ${columns}`,
+    putColumns: ['account_id', ...draft, 'created', 'updated', 'rev'],
+    conflictUpdates: updates,
   };
 }
 

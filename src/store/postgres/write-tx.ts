@@ -5,11 +5,11 @@ import type { Task } from '../../domain/task.js';
 import type { StorageUsage } from '../../domain/storage-quota.js';
 import type { Micros } from '../../domain/time.js';
 import { numberFromBigint, type BigintText } from './values.js';
-import { decodeOutcome, encodeOutcome } from '../kinds/kept-outcome.js';
-import { LABEL_ID_COLUMN } from '../kinds/records.js';
+import { encodeOutcome } from '../kinds/kept-outcome.js';
 import { Stamper, type Stamp } from '../stamp.js';
 import type { KeptOutcome, WriteTx } from '../store.js';
 import { isUniqueViolation } from './errors.js';
+import { readKept, readLiveLabel, readRecord, readTasksWithLabel } from './record-reads.js';
 import { KIND_TABLES } from './tables.js';
 
 /**
@@ -51,30 +51,19 @@ export class PostgresWriteTx implements WriteTx {
     if (this.#finished) throw new Error('the write transaction has ended');
   }
 
-  async #first<K extends SyncKind>(kind: K, condition: string, value: string): Promise<RecordsByKind[K] | undefined> {
-    this.#assertOpen();
-    const [record] = await KIND_TABLES[kind].select(this.client, `account_id = $1 AND ${condition}`, [
-      this.accountId,
-      value,
-    ]);
-    return record;
-  }
-
   get<K extends SyncKind>(kind: K, id: string): Promise<RecordsByKind[K] | undefined> {
-    return this.#first(kind, 'id = $2', id);
+    this.#assertOpen();
+    return readRecord(this.client, this.accountId, kind, id);
   }
 
   findLive<K extends NamedKind>(kind: K, name: string): Promise<RecordsByKind[K] | undefined> {
-    return this.#first(kind, 'name = $2 AND deleted IS NULL', name);
+    this.#assertOpen();
+    return readLiveLabel(this.client, this.accountId, kind, name);
   }
 
   withLabel(kind: NamedKind, id: string): Promise<readonly Task[]> {
     this.#assertOpen();
-    return KIND_TABLES.task.select(
-      this.client,
-      `account_id = $1 AND ${LABEL_ID_COLUMN[kind]} = $2 AND deleted IS NULL ORDER BY rev`,
-      [this.accountId, id],
-    );
+    return readTasksWithLabel(this.client, this.accountId, kind, id);
   }
 
   /**
@@ -114,16 +103,9 @@ export class PostgresWriteTx implements WriteTx {
     return { records: numberFromBigint(row.records), bytes: numberFromBigint(row.bytes) };
   }
 
-  async findKept(key: string): Promise<KeptOutcome | undefined> {
+  findKept(key: string): Promise<KeptOutcome | undefined> {
     this.#assertOpen();
-    const result = await this.client.query<{ request_hash: string; outcome: string; created: string }>(
-      'SELECT request_hash, outcome, created FROM idempotency_answers WHERE account_id = $1 AND key = $2',
-      [this.accountId, key],
-    );
-    const [row] = result.rows;
-    return row === undefined
-      ? undefined
-      : { requestHash: row.request_hash, outcome: decodeOutcome(row.outcome), created: Number(row.created) };
+    return readKept(this.client, this.accountId, key);
   }
 
   async keep(key: string, requestHash: string, outcome: WriteOutcome): Promise<void> {
