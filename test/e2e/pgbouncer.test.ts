@@ -44,8 +44,14 @@ describe(
   'serve behind PgBouncer in transaction mode with one server connection',
   { timeout: E2E_TEST_TIMEOUT_MS },
   () => {
-    let bouncer: PgBouncer;
+    let bouncer: PgBouncer | undefined;
     const databases: TestDatabase[] = [];
+
+    /** `url`, a database of the test server, through the pooler. */
+    function pooled(url: string): string {
+      if (bouncer === undefined) throw new Error('PgBouncer has not started');
+      return bouncer.route(url);
+    }
 
     beforeAll(async () => {
       bouncer = await startPgBouncer({ poolSize: 1 });
@@ -55,7 +61,7 @@ describe(
       await Promise.all(databases.splice(0).map((database) => database.drop()));
     });
     afterAll(async () => {
-      await bouncer.stop();
+      await bouncer?.stop();
     });
 
     async function freshDatabase(): Promise<TestDatabase> {
@@ -66,12 +72,12 @@ describe(
 
     it('really shares its server session: a setting one client leaves is what the next client gets', async () => {
       // The premise of the test below: without it, state left on a session would go unseen.
-      const pooled = bouncer.route((await freshDatabase()).url);
-      const first = new pg.Client({ connectionString: pooled });
+      const url = pooled((await freshDatabase()).url);
+      const first = new pg.Client({ connectionString: url });
       await first.connect();
       try {
         await first.query("SET statement_timeout = '4321ms'");
-        const [seen] = await query<{ statement_timeout: string }>(pooled, 'SHOW statement_timeout');
+        const [seen] = await query<{ statement_timeout: string }>(url, 'SHOW statement_timeout');
         expect(seen?.statement_timeout).toBe('4321ms');
       } finally {
         await first.end();
@@ -80,7 +86,7 @@ describe(
 
     it('two processes migrate, write, list and purge through it at once and leave nothing on the session', async () => {
       const database = await freshDatabase();
-      const databaseUrl = bouncer.route(database.url);
+      const databaseUrl = pooled(database.url);
       const [dirA, dirB] = await Promise.all([makeTempDir('pgb-a'), makeTempDir('pgb-b')]);
       // Both migrate the empty database at once: the migration lock is taken inside a transaction.
       const servers = await Promise.all(
@@ -140,7 +146,7 @@ describe(
         '--data-dir',
         await makeTempDir('pgb-flag'),
         '--database-url',
-        bouncer.route(database.url),
+        pooled(database.url),
       ]);
       expect(result.code).not.toBe(0);
       expect(result.stderr).toContain('unsupported startup parameter');

@@ -21,39 +21,47 @@ function sqlStateOf(error: unknown): string | undefined {
 }
 
 describe('the PostgreSQL store through PgBouncer in transaction mode', () => {
-  let bouncer: PgBouncer;
-  let database: TestDatabase;
-  let store: PostgresStore;
-  let admin: pg.Client;
+  let bouncer: PgBouncer | undefined;
+  let database: TestDatabase | undefined;
+  let store: PostgresStore | undefined;
+  let admin: pg.Client | undefined;
 
   beforeAll(async () => {
     bouncer = await startPgBouncer();
     database = await createTestDatabase();
   });
   afterEach(async () => {
-    await admin.end();
-    await store.close();
+    await admin?.end();
+    await store?.close();
   });
   afterAll(async () => {
-    await database.drop();
-    await bouncer.stop();
+    await database?.drop();
+    await bouncer?.stop();
   });
 
-  /** A pooled store on the test database, and a direct connection holding `lock` in a transaction. */
-  async function blockedBy(lock: string, params: unknown[] = []): Promise<void> {
-    admin = new pg.Client({ connectionString: database.url });
+  /** A store on the test database through PgBouncer, whose statements may run 300 ms. */
+  function pooledStore(): PostgresStore {
+    if (bouncer === undefined || database === undefined) throw new Error('PgBouncer has not started');
+    store = openPostgresStore({ url: bouncer.route(database.url), pooled: true, statementTimeoutMs: 300 });
+    return store;
+  }
+
+  /** A direct connection holding `lock` in a transaction; the test rolls it back. */
+  async function blockedBy(lock: string, params: unknown[] = []): Promise<pg.Client> {
+    admin = new pg.Client({ connectionString: database?.url });
     await admin.connect();
     await admin.query('BEGIN');
     await admin.query(lock, params);
+    return admin;
   }
 
   it('cancels a list batch that waits past the statement timeout', async () => {
-    store = openPostgresStore({ url: bouncer.route(database.url), pooled: true, statementTimeoutMs: 300 });
+    const store = pooledStore();
     await store.migrate();
     const account = await store.createAccount({ username: 'lister', passwordHash: null, timezone: 'UTC' });
     await store.write(account.id, (tx) => tx.put('task', taskDraft('t')));
     const snapshot = await store.list(account.id, 'task', { includeDeleted: false });
-    await blockedBy('LOCK TABLE tasks IN ACCESS EXCLUSIVE MODE');
+    const admin = await blockedBy('LOCK TABLE tasks IN ACCESS EXCLUSIVE MODE');
     const failed = await snapshot.nextBatch().then(
       () => undefined,
       (error: unknown) => error,
@@ -65,9 +73,9 @@ describe('the PostgreSQL store through PgBouncer in transaction mode', () => {
   });
 
   it('cancels a purge that waits past the statement timeout', async () => {
-    store = openPostgresStore({ url: bouncer.route(database.url), pooled: true, statementTimeoutMs: 300 });
+    const store = pooledStore();
     const account = await store.findAccount('lister');
-    await blockedBy('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [account?.id]);
+    const admin = await blockedBy('SELECT 1 FROM accounts WHERE id = $1 FOR UPDATE', [account?.id]);
     const failed = await store.purge(Number.MAX_SAFE_INTEGER).then(
       () => undefined,
       (error: unknown) => error,
