@@ -4,7 +4,14 @@ import { startPgBouncer, type PgBouncer } from '../support/pgbouncer.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { newAccount } from './support/accounts.js';
 import { oauth, request } from './support/http.js';
-import { cleanUpProcesses, E2E_TEST_TIMEOUT_MS, makeTempDir, runCli, startServe } from './support/processes.js';
+import {
+  cleanUpProcesses,
+  E2E_TEST_TIMEOUT_MS,
+  makeTempDir,
+  parseLogLines,
+  runCli,
+  startServe,
+} from './support/processes.js';
 import { bodyOf, taskListSchema, taskSchema, type WireTask } from './support/wire.js';
 
 /*
@@ -84,7 +91,7 @@ describe(
       }
     });
 
-    it('two processes migrate, write, list and purge through it at once and leave nothing on the session', async () => {
+    it('two processes migrate, write and list through it at once, a third purges, and none leaves anything on the session', async () => {
       const database = await freshDatabase();
       const databaseUrl = pooled(database.url);
       const [dirA, dirB] = await Promise.all([makeTempDir('pgb-a'), makeTempDir('pgb-b')]);
@@ -126,6 +133,27 @@ describe(
       }
       expect(listings[0]?.map((task) => task.rev)).toEqual(Array.from({ length: total }, (_, index) => index + 1));
       expect(listings[1]).toEqual(listings[0]);
+      // A process started now, keeping no tombstones, purges the one there is on start, in a
+      // transaction of its own.
+      const deleted = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+      const tombstone = { id: 'p0w0-0', deleted };
+      bodyOf(
+        await request(servers[0]?.origin ?? '', { path: '/v1/tasks', headers: auth, body: tombstone }),
+        taskSchema,
+      );
+      const third = await startServe({
+        dataDir: dirA,
+        http: true,
+        databaseUrl,
+        databasePooled: true,
+        args: ['--retention', '0'],
+      });
+      servers.push(third);
+      expect(
+        parseLogLines(third.stdout()).find((line) => line.msg === 'purged deleted records past retention'),
+      ).toMatchObject({
+        purged: 1,
+      });
 
       // The one server session that served all of it is as a new session of the server starts.
       const [fresh] = await query(database.url, SESSION_STATE);
@@ -139,7 +167,7 @@ describe(
       for (const server of servers) expect(server.stderr()).toBe('');
     });
 
-    it('a service not told --database-pooled is refused by PgBouncer, and says which flag to add', async () => {
+    it('a service not told --database-pooled is refused by PgBouncer, and says which flag to add; the flag needs a URL', async () => {
       const database = await freshDatabase();
       const result = await runCli([
         'migrate',
@@ -151,6 +179,11 @@ describe(
       expect(result.code).not.toBe(0);
       expect(result.stderr).toContain('unsupported startup parameter');
       expect(result.stderr).toContain('add --database-pooled');
+
+      // The flag says what --database-url points at: alone it is a mistake, not an SQLite store.
+      const alone = await runCli(['migrate', '--data-dir', await makeTempDir('pgb-alone'), '--database-pooled']);
+      expect(alone.code).toBe(2);
+      expect(alone.stderr).toContain('--database-pooled goes with --database-url');
     });
   },
 );
