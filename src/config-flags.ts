@@ -44,6 +44,11 @@ export const FLAGS = {
     description: 'use this PostgreSQL database (postgres://user@host/db) instead of SQLite',
     env: ['TASK_SERVICE_DATABASE_URL', 'DATABASE_URL'],
   },
+  'database-pooled': {
+    kind: 'boolean',
+    description: '--database-url is a pooler in transaction mode, such as PgBouncer',
+    env: ['TASK_SERVICE_DATABASE_POOLED'],
+  },
   http: {
     kind: 'boolean',
     description: 'serve plain HTTP (behind a proxy that terminates TLS) instead of HTTPS',
@@ -221,7 +226,7 @@ export interface CommandSpec {
   readonly notes?: readonly string[];
 }
 
-const STORE_FLAGS = ['data-dir', 'database-url'] as const satisfies readonly FlagName[];
+const STORE_FLAGS = ['data-dir', 'database-url', 'database-pooled'] as const satisfies readonly FlagName[];
 
 /** Flags every command takes. */
 export const COMMON_FLAGS = ['debug', 'help', 'version'] as const satisfies readonly FlagName[];

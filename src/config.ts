@@ -15,7 +15,13 @@ import type { Scope } from './domain/account.js';
 /** Where the data lives: the embedded SQLite file in a folder, or a PostgreSQL database. */
 export type StoreLocation =
   | { readonly engine: 'sqlite'; readonly dataDir: string }
-  | { readonly engine: 'postgres'; readonly url: string; readonly dataDir: string };
+  | {
+      readonly engine: 'postgres';
+      readonly url: string;
+      readonly dataDir: string;
+      /** The URL is a pooler in transaction mode: connections carry no session settings. */
+      readonly pooled: boolean;
+    };
 
 export interface ServeConfig {
   readonly command: 'serve';
@@ -298,13 +304,17 @@ function withEnvironment(given: GivenFlags, spec: CommandSpec, env: Env): GivenF
 function storeLocation(given: GivenFlags, env: Env): StoreLocation {
   const dataDir = path.resolve(setting(given, 'data-dir', env) ?? 'data');
   const databaseUrl = setting(given, 'database-url', env);
-  if (databaseUrl === undefined) return { engine: 'sqlite', dataDir };
+  const pooled = switchSetting(given, 'database-pooled', env);
+  if (databaseUrl === undefined) {
+    if (pooled) throw new ConfigError('--database-pooled goes with --database-url (the pooler to connect to)');
+    return { engine: 'sqlite', dataDir };
+  }
   if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError(
       '--database-url must start with postgres:// or postgresql:// (postgres://user@host/database)',
     );
   }
-  return { engine: 'postgres', url: databaseUrl, dataDir };
+  return { engine: 'postgres', url: databaseUrl, dataDir, pooled };
 }
 
 /** The format an import file's name suggests; --format says it otherwise. */

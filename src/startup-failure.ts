@@ -58,6 +58,11 @@ export function describeStoreFailure(location: StoreLocation, error: unknown): s
       case 'ENOTFOUND':
       case 'EAI_AGAIN':
         return `${where}: the host name does not resolve: fix the host in --database-url`;
+      case '08P01':
+        // PgBouncer's answer to the timeouts this service sends when it connects directly.
+        return message.includes('unsupported startup parameter')
+          ? `${where}: ${message}: a pooler (PgBouncer) answers there: add --database-pooled`
+          : undefined;
       case '42501':
         return `${where}: ${message}: the user may not create the tables; grant it rights on the database`;
       default:

@@ -15,7 +15,7 @@ export async function openStore(
 ): Promise<Store> {
   if (location.engine === 'postgres') {
     const { openPostgresStore } = await import('./postgres/store.js');
-    return openPostgresStore({ url: location.url });
+    return openPostgresStore({ url: location.url, pooled: location.pooled });
   }
   prepareDataFolder(location.dataDir);
   const { openSqliteStore } = await import('./sqlite/store.js');

@@ -1,6 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { TaskServiceClient } from '../../src/client/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import { describeOnEachRoute } from '../support/postgres-routes.js';
 import { createToken, newAccount, addUser } from './support/accounts.js';
 import { oauth, request } from './support/http.js';
 import {
@@ -13,7 +14,7 @@ import {
 } from './support/processes.js';
 import { bodyOf, taskListSchema, taskSchema } from './support/wire.js';
 
-describe('serve on PostgreSQL', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
+describeOnEachRoute('serve on PostgreSQL', { timeout: E2E_TEST_TIMEOUT_MS }, (route) => {
   const databases: TestDatabase[] = [];
 
   afterEach(async () => {
@@ -31,8 +32,9 @@ describe('serve on PostgreSQL', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
   it('serve --database-url comes up on a fresh database and serves the flow', async () => {
     const database = await freshDatabase();
     const dataDir = await makeTempDir('pg');
-    const store = { dataDir, databaseUrl: database.url };
-    const server = await startServe({ dataDir, http: true, databaseUrl: database.url });
+    const databaseUrl = route.url(database.url);
+    const store = { dataDir, databaseUrl, pooled: route.pooled };
+    const server = await startServe({ dataDir, http: true, databaseUrl, databasePooled: route.pooled });
     expect(parseLogLines(server.stdout()).find((line) => line.msg === 'task-service listening')?.['engine']).toBe(
       'postgres',
     );
@@ -70,7 +72,7 @@ describe('serve on PostgreSQL', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
 
     // Data outlives the process: a restart on the same database sees it.
     expect((await server.stop()).code).toBe(0);
-    const again = await startServe({ dataDir, http: true, databaseUrl: database.url });
+    const again = await startServe({ dataDir, http: true, databaseUrl, databasePooled: route.pooled });
     const listed = await new TaskServiceClient({ baseUrl: again.origin, token }).tasks.all();
     expect(listed).toMatchObject([{ id: completed.id, title: 'on postgres', rev: completed.rev }]);
     expect(listed[0]?.completed).toEqual(new Date('2026-11-21T02:00:00Z'));
@@ -83,9 +85,10 @@ describe('serve on PostgreSQL', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
     expect(portA).not.toBe(portB);
     // Both are spawned in the same tick and migrate the same empty database at once: the
     // migration lock makes one wait for the other.
+    const databaseUrl = route.url(database.url);
     const [a, b] = await Promise.all([
-      startServe({ dataDir: dirA, http: true, databaseUrl: database.url, port: portA }),
-      startServe({ dataDir: dirB, http: true, databaseUrl: database.url, port: portB }),
+      startServe({ dataDir: dirA, http: true, databaseUrl, databasePooled: route.pooled, port: portA }),
+      startServe({ dataDir: dirB, http: true, databaseUrl, databasePooled: route.pooled, port: portB }),
     ]);
     for (const server of [a, b]) {
       const health = await request(server.origin, { path: '/healthz' });
@@ -93,7 +96,7 @@ describe('serve on PostgreSQL', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
       expect(health.text).toBe('{"status":"ok"}');
     }
 
-    const store = { dataDir: dirA, databaseUrl: database.url };
+    const store = { dataDir: dirA, databaseUrl, pooled: route.pooled };
     await addUser(store, 'shared');
     const token = await createToken(store, 'shared');
     const onA = new TaskServiceClient({ baseUrl: a.origin, token });

@@ -50,7 +50,7 @@ export async function startHarness(
     dispose = () => rm(dataDir, { recursive: true, force: true });
   } else {
     const database = await createTestDatabase();
-    store = await openStore({ engine: 'postgres', url: database.url, dataDir: tmpdir() });
+    store = await openStore({ engine: 'postgres', url: database.url, dataDir: tmpdir(), pooled: false });
     dispose = () => database.drop();
   }
   await store.migrate();

@@ -25,7 +25,7 @@ export async function runPostgresPart(
   onDatabase(database);
   try {
     progress(`generating the PostgreSQL store in ${database.name}`);
-    const store = await openStore({ engine: 'postgres', url: database.url, dataDir: workDir });
+    const store = await openStore({ engine: 'postgres', url: database.url, dataDir: workDir, pooled: false });
     let manifest;
     try {
       await store.migrate();

@@ -1,5 +1,9 @@
 import type pg from 'pg';
 import { isUnavailable } from './errors.js';
+import type { ServerTimeouts } from './pool.js';
+
+/** How a transaction of this service starts. */
+export type TransactionStart = 'BEGIN' | 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 
 /**
  * A connection taken from the pool for a multi-statement transaction. It listens for connection
@@ -20,6 +24,27 @@ export class Lease {
 
   static async take(pool: pg.Pool): Promise<Lease> {
     return new Lease(await pool.connect());
+  }
+
+  /**
+   * Takes a connection and opens a transaction on it that carries its own timeouts (SET LOCAL,
+   * in the same round trip as BEGIN): behind a pooler in transaction mode the server session has
+   * only the role's defaults, and a transaction that holds a shared server connection for long
+   * (a list stream) must still be ended by the server should this process fail to end it.
+   */
+  static async begin(pool: pg.Pool, start: TransactionStart, timeouts: ServerTimeouts): Promise<Lease> {
+    const lease = await Lease.take(pool);
+    try {
+      await lease.client.query(
+        `${start}; SET LOCAL statement_timeout = ${wholeMs(timeouts.statementMs)}; ` +
+          `SET LOCAL idle_in_transaction_session_timeout = ${wholeMs(timeouts.idleInTransactionMs)}`,
+      );
+      return lease;
+    } catch (error) {
+      await lease.rollback(error);
+      lease.release();
+      throw error;
+    }
   }
 
   /** Remembers that the connection must not be reused when `error` means it is unusable. */
@@ -53,4 +78,10 @@ export class Lease {
     this.client.removeListener('error', this.onConnectionError);
     this.client.release(this.broken);
   }
+}
+
+/** A setting is written into the statement (SET takes no parameters): only whole milliseconds. */
+function wholeMs(ms: number): number {
+  if (!Number.isSafeInteger(ms) || ms < 0) throw new Error(`not a timeout in whole milliseconds: ${ms}`);
+  return ms;
 }

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Micros } from '../../domain/time.js';
 import { KIND_STORAGE } from '../kinds/records.js';
 import { Lease } from './lease.js';
+import type { ServerTimeouts } from './pool.js';
 import { numberFromBigint, type BigintText } from './values.js';
 
 /**
@@ -33,19 +34,23 @@ SELECT count FROM totals`;
  * so a purge never races a write of the same account and never spans accounts' data. Listing every
  * account is the one statement that does: a maintenance sweep (administration).
  */
-export async function purgeTombstones(pool: pg.Pool, deletedBefore: Micros): Promise<number> {
+export async function purgeTombstones(pool: pg.Pool, deletedBefore: Micros, timeouts: ServerTimeouts): Promise<number> {
   const accounts = await pool.query<{ id: BigintText }>('SELECT id FROM accounts ORDER BY id');
   let total = 0;
   for (const account of accounts.rows) {
-    total += await purgeAccount(pool, numberFromBigint(account.id), deletedBefore);
+    total += await purgeAccount(pool, numberFromBigint(account.id), deletedBefore, timeouts);
   }
   return total;
 }
 
-async function purgeAccount(pool: pg.Pool, accountId: number, deletedBefore: Micros): Promise<number> {
-  const lease = await Lease.take(pool);
+async function purgeAccount(
+  pool: pg.Pool,
+  accountId: number,
+  deletedBefore: Micros,
+  timeouts: ServerTimeouts,
+): Promise<number> {
+  const lease = await Lease.begin(pool, 'BEGIN', timeouts);
   try {
-    await lease.client.query('BEGIN');
     const locked = await lease.client.query('SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY UPDATE', [accountId]);
     let count = 0;
     if (locked.rowCount === 1) {

@@ -6,6 +6,7 @@ import { LIST_BATCH_SIZE } from '../limits.js';
 import type { ListQuery, ListSnapshot } from '../store.js';
 import { NoSuchAccountError, translateError } from './errors.js';
 import { Lease } from './lease.js';
+import type { ServerTimeouts } from './pool.js';
 import type { KindTable } from './tables.js';
 import { numberFromBigint, type BigintText } from './values.js';
 
@@ -47,10 +48,10 @@ export class PostgresListSnapshot<K extends SyncKind> implements ListSnapshot<Re
     table: KindTable<K>,
     accountId: number,
     query: ListQuery,
+    timeouts: ServerTimeouts,
   ): Promise<PostgresListSnapshot<K>> {
-    const lease = await Lease.take(pool);
+    const lease = await Lease.begin(pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', timeouts);
     try {
-      await lease.client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       // The first statement fixes the transaction's snapshot: the head read here and the rows
       // read later agree, since a write updates both in one transaction.
       const head = await lease.client.query<AccountHeadRow>(READ_ACCOUNT_HEAD, [accountId]);

@@ -10,7 +10,7 @@ import * as accounts from './accounts.js';
 import { PostgresAuthStore } from './auth-store.js';
 import { guarded } from './errors.js';
 import { applyMigrations } from './migrate.js';
-import { createPool, type PostgresOptions } from './pool.js';
+import { createPool, serverTimeouts, type PostgresOptions, type ServerTimeouts } from './pool.js';
 import { purgeTombstones } from './purge.js';
 import { underAccountOfSecret } from './secret-route.js';
 import { PostgresListSnapshot } from './snapshot.js';
@@ -40,6 +40,8 @@ export class PostgresStore implements Store {
 
   constructor(
     private readonly pool: pg.Pool,
+    /** What the transactions this store opens set for themselves (Lease.begin). */
+    private readonly timeouts: ServerTimeouts,
     private readonly now: () => Micros = nowMicros,
   ) {
     this.auth = new PostgresAuthStore(pool);
@@ -143,7 +145,7 @@ export class PostgresStore implements Store {
   }
 
   list<K extends SyncKind>(accountId: number, kind: K, query: ListQuery): Promise<ListSnapshot<RecordsByKind[K]>> {
-    return guarded(() => PostgresListSnapshot.open(this.pool, KIND_TABLES[kind], accountId, query));
+    return guarded(() => PostgresListSnapshot.open(this.pool, KIND_TABLES[kind], accountId, query, this.timeouts));
   }
 
   forgetKept(createdBefore: Micros): Promise<number> {
@@ -156,10 +158,10 @@ export class PostgresStore implements Store {
   }
 
   purge(deletedBefore: Micros): Promise<number> {
-    return guarded(() => purgeTombstones(this.pool, deletedBefore));
+    return guarded(() => purgeTombstones(this.pool, deletedBefore, this.timeouts));
   }
 }
 
 export function openPostgresStore(options: PostgresOptions, clock?: () => Micros): PostgresStore {
-  return new PostgresStore(createPool(options), clock);
+  return new PostgresStore(createPool(options), serverTimeouts(options), clock);
 }

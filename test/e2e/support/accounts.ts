@@ -8,11 +8,14 @@ import { runCli } from './processes.js';
 export interface StoreArgs {
   readonly dataDir: string;
   readonly databaseUrl?: string;
+  /** The database URL is a pooler in transaction mode (--database-pooled). */
+  readonly pooled?: boolean;
 }
 
 export function storeFlags(store: StoreArgs): string[] {
   const flags = ['--data-dir', store.dataDir];
   if (store.databaseUrl !== undefined) flags.push('--database-url', store.databaseUrl);
+  if (store.pooled === true) flags.push('--database-pooled');
   return flags;
 }
 

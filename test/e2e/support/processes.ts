@@ -240,6 +240,8 @@ export interface ServeOptions {
   /** Serve plain HTTP (`--http`); HTTPS otherwise. */
   readonly http?: boolean;
   readonly databaseUrl?: string;
+  /** The database URL is a pooler in transaction mode (--database-pooled). */
+  readonly databasePooled?: boolean;
   readonly args?: readonly string[];
   readonly readyTimeoutMs?: number;
   /** Listen on this port (from `freePort`); a free one is found otherwise. */
@@ -276,10 +278,12 @@ async function startServeOnce(options: ServeOptions, port: number): Promise<Serv
     env['TASK_SERVICE_PORT'] = String(port);
     if (options.http === true) env['TASK_SERVICE_HTTP'] = '1';
     if (options.databaseUrl !== undefined) env['TASK_SERVICE_DATABASE_URL'] = options.databaseUrl;
+    if (options.databasePooled === true) env['TASK_SERVICE_DATABASE_POOLED'] = '1';
   } else {
     args.push('--host', '127.0.0.1', '--port', String(port), '--data-dir', options.dataDir);
     if (options.http === true) args.push('--http');
     if (options.databaseUrl !== undefined) args.push('--database-url', options.databaseUrl);
+    if (options.databasePooled === true) args.push('--database-pooled');
   }
   args.push(...(options.args ?? []));
   const child = spawnCli(args, options.dataDir, env);
