@@ -1,10 +1,16 @@
 import net from 'node:net';
+import { COMMIT_FUNCTION } from '../../../src/store/postgres/commit-function.js';
 
 /**
- * `COMMIT` as node-postgres sends it: a simple-protocol Query message, `Q`, its length (4 bytes of
- * length, 7 of text), the statement and a NUL.
+ * The two ways a write commits: `COMMIT` as node-postgres sends it (a simple-protocol Query
+ * message, `Q`, its length (4 bytes of length, 7 of text), the statement and a NUL), ending a
+ * locked transaction; and the call of the commit function, one statement in its own transaction,
+ * sent with its Sync in one write.
  */
-const COMMIT_MESSAGE = Buffer.from('Q\u0000\u0000\u0000\u000bCOMMIT\u0000', 'latin1');
+const COMMIT_MESSAGES = [
+  Buffer.from('Q\u0000\u0000\u0000\u000bCOMMIT\u0000', 'latin1'),
+  Buffer.from(`FROM ${COMMIT_FUNCTION}(`, 'latin1'),
+];
 
 /**
  * A TCP relay in front of the test PostgreSQL server that can lose one acknowledgement: once
@@ -70,7 +76,7 @@ export class CommitCutProxy {
     }
     client.on('data', (chunk: Buffer) => {
       const cut = this.armed;
-      if (cut === undefined || !chunk.includes(COMMIT_MESSAGE)) {
+      if (cut === undefined || !COMMIT_MESSAGES.some((message) => chunk.includes(message))) {
         if (!upstream.write(chunk)) client.pause();
         return;
       }
