@@ -32,7 +32,7 @@ export const SCALED_PROCESSES = 2;
 export interface PostgresPlan {
   /** G: on one serve process, each scenario on one account. */
   readonly scenarios: readonly ServiceScenario[];
-  /** G2. */
+  /** G2: A, E and C with SCALED_PROCESSES serve processes over every account, then pgbench. */
   readonly scaled: boolean;
   readonly pgbench: string | undefined;
 }
