@@ -48,36 +48,75 @@ async function pidsNamed(name: string): Promise<number[]> {
 interface Snapshot {
   /** Ticks the whole machine was busy. */
   readonly busy: number;
-  /** Ticks of the server, its companions, the bench and the load tool. */
-  readonly measured: number;
+  /** Ticks of the bench and the load tool. */
+  readonly bench: number;
+  /** Ticks of each server and companion process, 0 once it has ended. */
+  readonly watched: readonly number[];
   readonly at: number;
 }
 
-async function snapshot(serverPid: number, companions: readonly number[]): Promise<Snapshot> {
+/** Which ticks of the companions count as the work under test. */
+export type CompanionTicks = 'own' | 'own and reaped children';
+
+async function snapshot(
+  serverPids: readonly number[],
+  companions: readonly number[],
+  companionTicks: CompanionTicks,
+): Promise<Snapshot> {
   const bench = await processTicks('self');
-  let measured = bench.own + bench.children + (await processTicks(serverPid)).own;
-  for (const pid of companions) measured += (await processTicks(pid)).own;
-  return { busy: await machineBusyTicks(), measured, at: Date.now() };
+  const watched: number[] = [];
+  for (const pid of serverPids) watched.push((await processTicks(pid)).own);
+  for (const pid of companions) {
+    const ticks = await processTicks(pid);
+    watched.push(ticks.own + (companionTicks === 'own' ? 0 : ticks.children));
+  }
+  return { busy: await machineBusyTicks(), bench: bench.own + bench.children, watched, at: Date.now() };
+}
+
+/**
+ * Ticks of the work under test between two snapshots. A process that ended meanwhile reads 0 at
+ * the end: it counts as 0, not as minus its whole life, which would make others look busier.
+ */
+function measuredTicks(start: Snapshot, end: Snapshot): number {
+  let ticks = end.bench - start.bench;
+  for (const [index, before] of start.watched.entries()) ticks += Math.max(0, (end.watched[index] ?? 0) - before);
+  return ticks;
 }
 
 export class OtherLoad {
   private constructor(
-    private readonly serverPid: number,
+    private readonly serverPids: readonly number[],
     private readonly companions: readonly number[],
+    private readonly companionTicks: CompanionTicks,
     private readonly start: Snapshot,
   ) {}
 
-  /** Starts watching; `companionName` names processes that work for the server (`postgres`). */
-  static async start(serverPid: number, companionName: string | undefined): Promise<OtherLoad> {
+  /**
+   * Starts watching; `serverPids` are the processes under test (none for pgbench, several when a
+   * load is spread over processes), `companionName` names processes that work for them (`postgres`).
+   * Companions started after this call are not seen; `own and reaped children` counts those that
+   * also ended, through their parent (pgbench's backends, reaped by the postmaster), at the price of
+   * counting other short-lived backends that ended meanwhile as work under test too.
+   */
+  static async start(
+    serverPids: readonly number[],
+    companionName: string | undefined,
+    companionTicks: CompanionTicks = 'own',
+  ): Promise<OtherLoad> {
     const companions = companionName === undefined ? [] : await pidsNamed(companionName);
-    return new OtherLoad(serverPid, companions, await snapshot(serverPid, companions));
+    return new OtherLoad(
+      serverPids,
+      companions,
+      companionTicks,
+      await snapshot(serverPids, companions, companionTicks),
+    );
   }
 
   /** The average number of cores other processes kept busy since start (0 when none). */
   async stop(): Promise<number> {
-    const end = await snapshot(this.serverPid, this.companions);
+    const end = await snapshot(this.serverPids, this.companions, this.companionTicks);
     const seconds = (end.at - this.start.at) / 1000;
-    const others = end.busy - this.start.busy - (end.measured - this.start.measured);
+    const others = end.busy - this.start.busy - measuredTicks(this.start, end);
     return seconds > 0 ? Math.max(0, others / TICKS_PER_SECOND / seconds) : 0;
   }
 }

@@ -106,3 +106,13 @@ export async function generate(store: Store, shape: StoreShape, options: Generat
     generateSeconds: (Date.now() - started) / 1000,
   };
 }
+
+/** A new token of every generated account, in account order: for loads spread over all of them. */
+export async function tokensOfEveryAccount(store: Store, shape: StoreShape): Promise<string[]> {
+  const accounts = new AccountService(store);
+  const tokens: string[] = [];
+  for (let index = 0; index < shape.accounts; index += 1) {
+    tokens.push(await accounts.createToken(username(index), 'write', 'bench', null));
+  }
+  return tokens;
+}

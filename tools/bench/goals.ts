@@ -1,7 +1,7 @@
-import { count, megabytes, ratio } from './format.js';
+import { count, megabytes, ms, ratio } from './format.js';
 import { DISTURBED_CORES, type Measured, type VersusLimit } from './measure.js';
-import type { RunResults, ServiceScenario } from './results.js';
-import type { StreamedList } from './streaming.js';
+import type { PgbenchResults } from './pgbench.js';
+import type { RunResults, ScaledResults } from './results.js';
 
 export interface GoalResult {
   readonly goal: string;
@@ -16,6 +16,11 @@ export function limitRatio(result: VersusLimit): number {
   return result.ours.load.requestsPerSecond / result.limit.load.requestsPerSecond;
 }
 
+/** Our throughput as a share of pgbench's best rate on the same transaction, in the same run. */
+export function pgbenchRatio(result: VersusLimit, pgbench: PgbenchResults): number {
+  return result.ours.load.requestsPerSecond / pgbench.best.load.requestsPerSecond;
+}
+
 /** Radicale's syncs per second: each sync is two requests (REPORT sync-collection, calendar-multiget). */
 export function radicaleSyncsPerSecond(results: RunResults): number | undefined {
   const sync = results.radicale?.sync;
@@ -25,12 +30,11 @@ export function radicaleSyncsPerSecond(results: RunResults): number | undefined 
 const NOT_MEASURED = 'not measured in this run';
 
 /** ' (disturbed)' when other work on the machine ran during any of these measurements. */
-function disturbed(...measured: readonly (Measured | StreamedList | undefined)[]): string {
+function disturbed(...measured: readonly ({ readonly otherCores: number } | undefined)[]): string {
   return measured.some((one) => one !== undefined && one.otherCores > DISTURBED_CORES) ? ' (disturbed †)' : '';
 }
 
-function versusLimitGoal(results: RunResults, key: ServiceScenario, goal: string, minimum: number): GoalResult {
-  const result = results.sqlite?.scenarios[key];
+function versusLimitGoal(result: VersusLimit | undefined, goal: string, minimum: number): GoalResult {
   const target = `≥ ${minimum} × limit`;
   if (result === undefined) return { goal, target, measured: NOT_MEASURED, met: undefined };
   const value = limitRatio(result);
@@ -63,12 +67,13 @@ function versusRadicaleGoal(
   };
 }
 
-/** The goals of issue #5, each met or missed by this run's numbers. */
+/** The goals of issues #5 and #15, each met or missed by this run's numbers. */
 export function evaluateGoals(results: RunResults): GoalResult[] {
+  const sqlite = results.sqlite?.scenarios;
   const goals = [
-    versusLimitGoal(results, 'A', 'A. list 50 by cursor', 0.35),
-    versusLimitGoal(results, 'B', 'B. the same, gzip', 0.15),
-    versusLimitGoal(results, 'C', 'C. durable create', 0.2),
+    versusLimitGoal(sqlite?.A, 'A. list 50 by cursor', 0.35),
+    versusLimitGoal(sqlite?.B, 'B. the same, gzip', 0.15),
+    versusLimitGoal(sqlite?.C, 'C. durable create', 0.2),
   ];
 
   const small = results.sqlite?.scenarios['E-small'];
@@ -112,5 +117,51 @@ export function evaluateGoals(results: RunResults): GoalResult[] {
       10,
     ),
   );
+  goals.push(...scaleOutGoals(results));
   return goals;
+}
+
+/** The goals of issue #15 (scale-out). */
+function scaleOutGoals(results: RunResults): GoalResult[] {
+  const scaled = results.postgresScaled;
+  const processes = scaled === undefined ? '' : `, ${scaled.accounts} accounts, ${scaled.processes} processes`;
+  return [
+    pgbenchGoal(scaled),
+    versusLimitGoal(scaled?.scenarios.A, `G2/A. PostgreSQL cursor page of an unchanged account${processes}`, 0.25),
+    versusLimitGoal(results.sqlite?.scenarios.C, 'C. SQLite durable create (#15)', 0.25),
+    arrayLatencyGoal(results.sqlite?.scenarios.D),
+  ];
+}
+
+function pgbenchGoal(scaled: ScaledResults | undefined): GoalResult {
+  const minimum = 0.5;
+  const goal = `G2/C. PostgreSQL durable create${scaled === undefined ? '' : `, ${scaled.accounts} accounts, ${scaled.processes} processes`}`;
+  const target = `≥ ${minimum} × pgbench`;
+  const result = scaled?.scenarios.C;
+  const pgbench = scaled?.pgbench;
+  if (result === undefined || pgbench === undefined) return { goal, target, measured: NOT_MEASURED, met: undefined };
+  const value = pgbenchRatio(result, pgbench);
+  return {
+    goal,
+    target,
+    measured:
+      `${ratio(value)} × pgbench (${count(result.ours.load.requestsPerSecond)} vs ` +
+      `${count(pgbench.best.load.requestsPerSecond)} per s)${disturbed(result.ours, pgbench.best)}`,
+    met: value >= minimum,
+  };
+}
+
+/** D's latency: 100 tasks in one request answered within the budget, its p50 shown alongside. */
+function arrayLatencyGoal(result: VersusLimit | undefined): GoalResult {
+  const budgetMs = 250;
+  const goal = 'D. array POST of 100, p99';
+  const target = `≤ ${budgetMs} ms`;
+  if (result === undefined) return { goal, target, measured: NOT_MEASURED, met: undefined };
+  const { load } = result.ours;
+  return {
+    goal,
+    target,
+    measured: `p99 ${ms(load.p99Ms)} ms (p50 ${ms(load.p50Ms)} ms)${disturbed(result.ours)}`,
+    met: load.p99Ms <= budgetMs,
+  };
 }

@@ -39,13 +39,18 @@ export interface MeasureContext {
 export const QUIET_WAIT_SECONDS = { each: 60, run: 300 } as const;
 let quietWaited = 0;
 
+/** The processes under test: the servers and their companions (PostgreSQL's backends). */
+function watched(servers: readonly Server[]): { pids: number[]; companion: string | undefined } {
+  return { pids: servers.map((server) => server.child.pid), companion: servers[0]?.companion };
+}
+
 /**
  * Waits while other processes keep the machine busy, so a measurement does not start in the
- * middle of someone else's build or benchmark.
+ * middle of someone else's build or benchmark; `pids` and `companion` are the work under test.
  */
-export async function awaitQuiet(server: Server): Promise<void> {
+export async function waitForQuiet(pids: readonly number[], companion: string | undefined): Promise<void> {
   for (let waited = 0; waited < QUIET_WAIT_SECONDS.each && quietWaited < QUIET_WAIT_SECONDS.run;) {
-    const others = await OtherLoad.start(server.child.pid, server.companion);
+    const others = await OtherLoad.start(pids, companion);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const cores = await others.stop();
     if (cores <= DISTURBED_CORES) return;
@@ -55,29 +60,69 @@ export async function awaitQuiet(server: Server): Promise<void> {
   }
 }
 
-/** A warm-up (not counted), then the measured load while watching the server's memory. */
-export async function measure(
+/** Waits for quiet before measuring these servers. */
+export function awaitQuiet(servers: readonly Server[]): Promise<void> {
+  const { pids, companion } = watched(servers);
+  return waitForQuiet(pids, companion);
+}
+
+/**
+ * One load spread over several servers at once: a load tool per server, all running together,
+ * each with an even share of the connections and threads.
+ */
+async function runTogether(
   context: MeasureContext,
-  server: Server,
+  servers: readonly Server[],
   requests: readonly RequestSpec[],
   unique: boolean,
-): Promise<Measured> {
+  seconds: number,
+): Promise<LoadResult[]> {
   const { tool, settings, scratchDir } = context;
-  const spec = {
-    port: server.port,
-    requests,
-    unique,
-    connections: settings.connections,
-    threads: settings.threads,
-    timeoutSeconds: settings.timeoutSeconds,
-  };
-  await awaitQuiet(server);
-  await tool.run({ ...spec, seconds: settings.warmupSeconds }, scratchDir);
-  const memory = await PeakMemory.start(server.child.pid);
-  const others = await OtherLoad.start(server.child.pid, server.companion);
-  const load = await tool.run({ ...spec, seconds: settings.seconds }, scratchDir);
-  const otherCores = await others.stop();
-  const peakRssBytes = await memory.stop();
+  const share = (total: number): number => Math.max(1, Math.floor(total / servers.length));
+  // Each server's load starts at another place in the requests (another account).
+  const stride = Math.floor(requests.length / servers.length);
+  const rotated = (by: number): RequestSpec[] => [...requests.slice(by), ...requests.slice(0, by)];
+  return Promise.all(
+    servers.map((server, index) =>
+      tool.run(
+        {
+          port: server.port,
+          requests: rotated(index * stride),
+          unique,
+          seconds,
+          connections: share(settings.connections),
+          threads: share(settings.threads),
+          timeoutSeconds: settings.timeoutSeconds,
+        },
+        scratchDir,
+      ),
+    ),
+  );
+}
+
+/**
+ * The loads of servers driven at once as one: their rates add up; each latency percentile is the
+ * worse of the servers' (the load tool reports percentiles, not the distributions to merge).
+ */
+function combinedLoad(loads: readonly LoadResult[]): LoadResult {
+  const [first, ...others] = loads;
+  if (first === undefined) throw new Error('no load to combine');
+  return others.reduce(
+    (sum, load) => ({
+      requests: sum.requests + load.requests,
+      seconds: Math.max(sum.seconds, load.seconds),
+      requestsPerSecond: sum.requestsPerSecond + load.requestsPerSecond,
+      p50Ms: Math.max(sum.p50Ms, load.p50Ms),
+      p99Ms: Math.max(sum.p99Ms, load.p99Ms),
+      socketErrors: sum.socketErrors + load.socketErrors,
+      badStatus: sum.badStatus + load.badStatus,
+    }),
+    first,
+  );
+}
+
+/** The progress line of one measurement, with its failures and disturbance. */
+function reportMeasured(name: string, load: LoadResult, otherCores: number): void {
   const failed = load.socketErrors + load.badStatus;
   const notes = [
     ...(failed > 0 ? [`${load.badStatus} bad status and ${load.socketErrors} socket errors`] : []),
@@ -86,10 +131,42 @@ export async function measure(
       : []),
   ];
   progress(
-    `  ${server.name}: ${Math.round(load.requestsPerSecond).toLocaleString('en')} req/s, ` +
+    `  ${name}: ${Math.round(load.requestsPerSecond).toLocaleString('en')} req/s, ` +
       `p50 ${load.p50Ms.toFixed(2)} ms, p99 ${load.p99Ms.toFixed(2)} ms${notes.map((note) => `; ${note}`).join('')}`,
   );
-  return { load, peakRssBytes, otherCores };
+}
+
+/**
+ * A warm-up (not counted), then the measured load while watching the servers' memory. Several
+ * servers (processes sharing one database) are driven at once and measured as one.
+ */
+export async function measureTogether(
+  context: MeasureContext,
+  servers: readonly Server[],
+  requests: readonly RequestSpec[],
+  unique: boolean,
+): Promise<Measured> {
+  const { pids, companion } = watched(servers);
+  await awaitQuiet(servers);
+  await runTogether(context, servers, requests, unique, context.settings.warmupSeconds);
+  const memories = await Promise.all(pids.map((pid) => PeakMemory.start(pid)));
+  const others = await OtherLoad.start(pids, companion);
+  const load = combinedLoad(await runTogether(context, servers, requests, unique, context.settings.seconds));
+  const otherCores = await others.stop();
+  const peaks = await Promise.all(memories.map((memory) => memory.stop()));
+  reportMeasured(servers.map((server) => server.name).join(' + '), load, otherCores);
+  // Per process: the peak of the one that grew most.
+  return { load, peakRssBytes: Math.max(...peaks), otherCores };
+}
+
+/** A warm-up (not counted), then the measured load while watching the server's memory. */
+export function measure(
+  context: MeasureContext,
+  server: Server,
+  requests: readonly RequestSpec[],
+  unique: boolean,
+): Promise<Measured> {
+  return measureTogether(context, [server], requests, unique);
 }
 
 /** The request with its `{n}` marks filled in, for a single request outside a load. */
@@ -101,11 +178,14 @@ export function concrete(spec: RequestSpec, token: string): RequestSpec {
   };
 }
 
-/** A scenario against the task service: one request, checked once before it is put under load. */
+/**
+ * A scenario against the task service: its requests (sent in turn, e.g. one per account), each
+ * checked once before they are put under load.
+ */
 export interface Scenario {
-  readonly request: RequestSpec;
+  readonly requests: readonly RequestSpec[];
   readonly unique: boolean;
-  /** Throws when the captured answer is not what the scenario is about (wrong count, status...). */
+  /** Throws when a captured answer is not what the scenario is about (wrong count, status...). */
   readonly check: (answer: Answer) => void;
 }
 
@@ -116,18 +196,32 @@ export interface VersusLimit {
 }
 
 /**
- * Captures one real answer of the task service, checks it, then measures the service and the
- * limit server replaying that answer, under the same load in the same run.
+ * Captures one real answer of the task service to each request and checks it, then measures the
+ * service and the limit server replaying the first answer, under the same load in the same run.
+ * With several service processes, as many limit processes are measured the same way.
  */
-export async function versusLimit(context: MeasureContext, ours: Server, scenario: Scenario): Promise<VersusLimit> {
-  const answer = await send(ours.port, concrete(scenario.request, 'capture'));
-  scenario.check(answer);
-  const limit = await startLimitServer(answer, context.scratchDir);
+export async function versusLimit(
+  context: MeasureContext,
+  ours: readonly Server[],
+  scenario: Scenario,
+): Promise<VersusLimit> {
+  const [server] = ours;
+  if (server === undefined) throw new Error('no server to measure');
+  let first: Answer | undefined;
+  for (const [index, request] of scenario.requests.entries()) {
+    const target = ours[index % ours.length] ?? server;
+    const answer = await send(target.port, concrete(request, `capture${index}`));
+    scenario.check(answer);
+    first ??= answer;
+  }
+  if (first === undefined) throw new Error('a scenario without requests');
+  const limits: Server[] = [];
   try {
-    const measuredOurs = await measure(context, ours, [scenario.request], scenario.unique);
-    const measuredLimit = await measure(context, limit, [scenario.request], scenario.unique);
-    return { ours: measuredOurs, limit: measuredLimit, answerBytes: answer.body.length };
+    while (limits.length < ours.length) limits.push(await startLimitServer(first, context.scratchDir));
+    const measuredOurs = await measureTogether(context, ours, scenario.requests, scenario.unique);
+    const measuredLimit = await measureTogether(context, limits, scenario.requests, scenario.unique);
+    return { ours: measuredOurs, limit: measuredLimit, answerBytes: first.body.length };
   } finally {
-    await limit.stop();
+    await Promise.all(limits.map((limit) => limit.stop()));
   }
 }

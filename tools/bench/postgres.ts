@@ -64,3 +64,20 @@ export async function analyze(url: string): Promise<void> {
     await client.end();
   }
 }
+
+/** The ids of the database's accounts, first to last, which must be all the ids between. */
+export async function accountIdRange(url: string): Promise<{ first: number; last: number }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const result = await client.query<{ first: string; last: string; count: string }>(
+      'SELECT min(id) AS first, max(id) AS last, count(*) AS count FROM accounts',
+    );
+    const row = result.rows[0];
+    const [first, last, count] = [Number(row?.first), Number(row?.last), Number(row?.count)];
+    if (!(count > 0 && last - first + 1 === count)) throw new Error(`account ids ${first}…${last} have gaps`);
+    return { first, last };
+  } finally {
+    await client.end();
+  }
+}

@@ -86,15 +86,16 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Runs a command to its end and answers its output; for version queries and the like. */
+/** Runs a command to its end and answers its output; for version queries, pgbench and the like. */
 export function runCommand(
   command: string,
   args: readonly string[],
+  env?: NodeJS.ProcessEnv,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env });
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.once('error', (error) => resolve({ code: -1, stdout, stderr: stderr + String(error) }));

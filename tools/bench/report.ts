@@ -1,8 +1,9 @@
-import { gibibytes } from './format.js';
+import { count, gibibytes } from './format.js';
 import type { GoalResult } from './goals.js';
 import type { Machine } from './machine.js';
 import type { StoreShape } from './manifest.js';
 import { DISTURBED_CORES, QUIET_WAIT_SECONDS, type LoadSettings } from './measure.js';
+import { PGBENCH_QUERY_MODE } from './pgbench.js';
 import type { RunResults } from './results.js';
 import { goalsTable, resultsTable } from './table.js';
 
@@ -44,7 +45,7 @@ function setupNotes(info: RunInfo, results: RunResults): string[] {
     'Peak RSS: the high-water mark (VmHWM) of the server process over the measured stretch (reset through ' +
       '/proc/<pid>/clear_refs before it; VmRSS is sampled meanwhile as a fallback). MB = 10^6 bytes.',
     "Disturbance: during each measured stretch the bench also takes the machine's busy CPU time (/proc/stat) less " +
-      "that of the server (with PostgreSQL's backends for G), the load tool and itself; a row where other processes " +
+      "that of the servers (with PostgreSQL's backends for G and G2), the load tool and itself; a row where other processes " +
       `kept more than ${DISTURBED_CORES} cores busy on average is marked (†n), n being those cores. Before each ` +
       `measurement the bench waits (up to ${QUIET_WAIT_SECONDS.each} s, ${QUIET_WAIT_SECONDS.run / 60} min in all) ` +
       'while other work keeps the machine busy.',
@@ -66,11 +67,36 @@ function setupNotes(info: RunInfo, results: RunResults): string[] {
   }
   if (results.postgres !== undefined) {
     notes.push(
-      `PostgreSQL store (G): smaller, ${shapeText(results.postgres.shape)}: it is generated in every run into a fresh ` +
+      `PostgreSQL store (G, G2): smaller, ${shapeText(results.postgres.shape)}: it is generated in every run into a fresh ` +
         `database task_service_bench_<random> (dropped after) through the same \`Store.write\`, which took ` +
         `${results.postgres.manifest.generateSeconds.toFixed(0)} s here; writes of one account cannot run in ` +
         'parallel, so a 1,000,000-task account would take over ten minutes alone. ANALYZE runs after generation.',
     );
+  }
+  const scaled = results.postgresScaled;
+  if (scaled !== undefined) {
+    notes.push(
+      `G2: ${scaled.processes} \`task-service serve --http\` processes on the one PostgreSQL database (serve has no ` +
+        `cluster mode), each on a port of its own, driven at once: one ${versions.loadTool} per process with an even ` +
+        'share of the connections and threads, running together. Requests/s is the sum of the processes; p50 and ' +
+        "p99 are the worse of the processes' (the load tool reports percentiles, not distributions to merge); peak " +
+        "RSS is the largest process's. Each request goes to the next of the " +
+        `${scaled.accounts} accounts in turn (every generated account, the big one included), each process starting ` +
+        'at another. The limit is as many node:http processes, driven the same way. A runs first (nothing writes ' +
+        "to the accounts), then E (each account's 10 changes made just before), then C.",
+    );
+    const { pgbench } = scaled;
+    if (pgbench !== undefined) {
+      notes.push(
+        `pgbench ${pgbench.version}: the transaction the service sends for one create of C ` +
+          '(tools/bench/pgbench-create.sql: BEGIN, the account row locked FOR NO KEY UPDATE, the project by name, ' +
+          'the upsert, the usage read, the new head, COMMIT), each into a random one of the same ' +
+          `${pgbench.accounts} accounts, against the same database just after G2/C, in mode ${PGBENCH_QUERY_MODE} ` +
+          `(as the service's driver sends it); ${settings.warmupSeconds} s of warm-up, then ${settings.seconds} s ` +
+          `measured at each client count, 2 threads; tried at ${pgbench.runs.map((run) => `${run.clients} clients (${count(run.load.requestsPerSecond)}/s)`).join(', ')}: ` +
+          'the best is the row. p50 and p99 from its per-transaction log (-l).',
+      );
+    }
   }
   notes.push(
     'A, B: `GET /v1/tasks?limit=50&cursor=…` on a 1,000-task account, from the cursor of position 500 (has_more true). ' +
@@ -138,10 +164,11 @@ export function reportMarkdown(
     '## Running it',
     '',
     '```sh',
-    'apt-get install wrk radicale   # the load tool and the peer',
+    'apt-get install wrk radicale postgresql-client   # the load tool, the peer and pgbench',
     'npm ci && npm run build',
     'npm run bench                  # everything; writes this file',
-    'npm run bench -- --only A,E    # some scenarios (A B C D E F G R); prints the table, leaves this file alone',
+    'npm run bench -- --only A,E    # some scenarios (A B C D E F G G2 R); prints the table, leaves this file alone',
+    'npm run bench -- --only G,G2   # the PostgreSQL part alone (about 4 minutes)',
     '```',
     '',
     'Options: `--seconds N` (measured seconds per load, default 5), `--connections N` (default 32), ' +

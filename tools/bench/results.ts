@@ -1,5 +1,6 @@
 import type { Manifest, StoreShape } from './manifest.js';
 import type { Measured, VersusLimit } from './measure.js';
+import type { PgbenchResults } from './pgbench.js';
 import type { StreamedList } from './streaming.js';
 
 /** The task-service scenarios that run against a limit server, in the order they run. */
@@ -15,6 +16,27 @@ export interface EngineResults {
   readonly scenarios: Partial<Record<ServiceScenario, VersusLimit>>;
 }
 
+/** The scenarios G2 repeats with several service processes, each spread over every account. */
+export const SCALED_SCENARIOS = ['A', 'E-small', 'C'] as const;
+export type ScaledScenario = (typeof SCALED_SCENARIOS)[number];
+
+/** G2's rows, in the table and the progress lines. */
+export const SCALED_TITLES: Readonly<Record<ScaledScenario, string>> = {
+  A: 'G2/A. list 50 tasks by cursor',
+  'E-small': 'G2/E. sync returning 10 changes',
+  C: 'G2/C. durable create',
+};
+
+/** G2: PostgreSQL served by several `serve` processes on one database, driven at once. */
+export interface ScaledResults {
+  readonly processes: number;
+  /** The accounts each scenario's requests go to in turn: every generated account. */
+  readonly accounts: number;
+  readonly scenarios: Partial<Record<ScaledScenario, VersusLimit>>;
+  /** PostgreSQL's own limit for C's transaction; absent when pgbench is not installed. */
+  readonly pgbench?: PgbenchResults;
+}
+
 export interface RadicaleResults {
   readonly version: string;
   readonly collectionSize: number;
@@ -27,6 +49,7 @@ export interface RunResults {
   readonly sqlite?: EngineResults;
   readonly fullList?: StreamedList;
   readonly postgres?: EngineResults;
+  readonly postgresScaled?: ScaledResults;
   readonly radicale?: RadicaleResults;
   /** Why a part did not run (a tool not installed, no database...). */
   readonly skipped: readonly string[];

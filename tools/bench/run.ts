@@ -12,14 +12,15 @@ import { evaluateGoals } from './goals.js';
 import type { LoadTool } from './load.js';
 import { describeMachine, sourceRevision, sqliteVersion } from './machine.js';
 import type { LoadSettings, MeasureContext } from './measure.js';
-import { runPostgresPart } from './postgres-part.js';
+import { pgbenchVersion } from './pgbench.js';
+import { runPostgresPart, type PostgresPart } from './postgres-part.js';
 import { postgresVersion, type BenchDatabase } from './postgres.js';
 import { stopAllChildren } from './processes.js';
 import { elapsedSeconds, progress } from './progress.js';
 import { radicaleVersion } from './radicale.js';
 import { runRadicalePart } from './radicale-part.js';
 import { reportMarkdown } from './report.js';
-import type { EngineResults, RadicaleResults, RunResults, ServiceScenario } from './results.js';
+import type { RadicaleResults, RunResults, ServiceScenario } from './results.js';
 import { runSqlitePart, type SqlitePart } from './sqlite-part.js';
 import { goalsTable, resultsTable } from './table.js';
 import { findWrk } from './wrk.js';
@@ -30,7 +31,7 @@ const BENCH_DIR = path.join(REPO, '.bench');
 const REPORT_FILE = path.join(REPO, 'docs', 'benchmarks.md');
 /** Why each goal is met or missed: written by people, carried into the report as it is. */
 const ANALYSIS_FILE = path.join(REPO, 'tools', 'bench', 'analysis.md');
-const PARTS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'R'] as const;
+const PARTS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'G2', 'R'] as const;
 type Part = (typeof PARTS)[number];
 
 interface Options {
@@ -104,10 +105,12 @@ async function main(): Promise<void> {
 
   const tool = await loadTool();
   const context: MeasureContext = { tool, settings: options.settings, scratchDir: workDir };
-  const [machine, revision, postgres, radicale] = await Promise.all([
+  const onPostgres = parts.has('G') || parts.has('G2');
+  const [machine, revision, postgres, pgbench, radicale] = await Promise.all([
     describeMachine(),
     sourceRevision(),
-    parts.has('G') ? postgresVersion() : Promise.resolve(undefined),
+    onPostgres ? postgresVersion() : Promise.resolve(undefined),
+    parts.has('G2') ? pgbenchVersion() : Promise.resolve(undefined),
     parts.has('R') ? radicaleVersion() : Promise.resolve(undefined),
   ]);
   progress(`${machine.cpuModel}, ${machine.cores} cores; load by ${tool.name} ${tool.version}`);
@@ -131,13 +134,21 @@ async function main(): Promise<void> {
     }
   }
 
-  let postgresResults: EngineResults | undefined;
-  if (parts.has('G')) {
+  let postgresPart: PostgresPart | undefined;
+  if (onPostgres) {
     if (postgres === undefined) {
-      skipped.push('G (PostgreSQL): no PostgreSQL answered at BENCH_DATABASE_URL.');
-      progress('no PostgreSQL answers: skipping G');
+      skipped.push('G and G2 (PostgreSQL): no PostgreSQL answered at BENCH_DATABASE_URL.');
+      progress('no PostgreSQL answers: skipping G and G2');
     } else {
-      postgresResults = await runPostgresPart(context, workDir, ['A', 'C', 'E-small', 'E-big'], (database) => {
+      if (parts.has('G2') && pgbench === undefined) {
+        skipped.push("G2's database limit: pgbench is not installed (apt-get install postgresql-client).");
+      }
+      const plan = {
+        scenarios: parts.has('G') ? (['A', 'C', 'E-small', 'E-big'] as const) : [],
+        scaled: parts.has('G2'),
+        pgbench,
+      };
+      postgresPart = await runPostgresPart(context, workDir, plan, (database) => {
         liveDatabase = database;
       });
     }
@@ -146,7 +157,8 @@ async function main(): Promise<void> {
   const results: RunResults = {
     ...(sqlite.engine === undefined ? {} : { sqlite: sqlite.engine }),
     ...(sqlite.fullList === undefined ? {} : { fullList: sqlite.fullList }),
-    ...(postgresResults === undefined ? {} : { postgres: postgresResults }),
+    ...(postgresPart === undefined ? {} : { postgres: postgresPart.engine }),
+    ...(postgresPart?.scaled === undefined ? {} : { postgresScaled: postgresPart.scaled }),
     ...(peer === undefined ? {} : { radicale: peer }),
     skipped,
   };

@@ -19,17 +19,17 @@ function prepare(key: ServiceScenario, server: Server, manifest: Manifest): Prom
   const { accounts } = manifest;
   switch (key) {
     case 'A':
-      return listPageScenario(server.port, accounts.list.token, false);
+      return listPageScenario(server.port, [accounts.list.token], false);
     case 'B':
-      return listPageScenario(server.port, accounts.list.token, true);
+      return listPageScenario(server.port, [accounts.list.token], true);
     case 'C':
-      return createScenario(accounts.create.token);
+      return createScenario([accounts.create.token]);
     case 'D':
       return arrayScenario(accounts.array.token);
     case 'E-small':
-      return syncScenario(server.port, accounts.sync.token);
+      return syncScenario(server.port, [accounts.sync.token]);
     case 'E-big':
-      return syncScenario(server.port, accounts.big.token);
+      return syncScenario(server.port, [accounts.big.token]);
   }
 }
 
@@ -45,7 +45,7 @@ export async function runServiceScenarios(
   for (const key of keys) {
     progress(`${SCENARIO_TITLES[key]} (${engineLabel})`);
     const scenario = await prepare(key, server, manifest);
-    results[key] = await versusLimit(context, server, scenario);
+    results[key] = await versusLimit(context, [server], scenario);
   }
   return results;
 }

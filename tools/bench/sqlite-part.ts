@@ -50,7 +50,7 @@ export async function runSqlitePart(
     progress('F. one client lists the big account with no limit (fresh server process)');
     const server = await startTaskService('task-service-sqlite-full-list', location, workDir);
     try {
-      await awaitQuiet(server);
+      await awaitQuiet([server]);
       streamed = await listEverything(server, store.manifest.accounts.big.token);
       progress(
         `  ${streamed.entries.toLocaleString('en')} tasks, ${(streamed.bytes / 1e6).toFixed(0)} MB in ${streamed.seconds.toFixed(1)} s, peak RSS ${(streamed.peakRssBytes / 1e6).toFixed(0)} MB`,

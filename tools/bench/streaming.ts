@@ -35,7 +35,7 @@ function lastBytes(before: Buffer, chunk: Buffer, length: number): Buffer {
  */
 export async function listEverything(server: Server, token: string): Promise<StreamedList> {
   const memory = await PeakMemory.start(server.child.pid, 50);
-  const others = await OtherLoad.start(server.child.pid, server.companion);
+  const others = await OtherLoad.start([server.child.pid], server.companion);
   const started = process.hrtime.bigint();
   const { entries, bytes, tail } = await new Promise<{ entries: number; bytes: number; tail: string }>(
     (resolve, reject) => {

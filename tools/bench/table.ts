@@ -1,7 +1,16 @@
 import { count, megabytes, ms, ratio } from './format.js';
-import { limitRatio, radicaleSyncsPerSecond, type GoalResult } from './goals.js';
+import { limitRatio, pgbenchRatio, radicaleSyncsPerSecond, type GoalResult } from './goals.js';
 import { DISTURBED_CORES, type Measured } from './measure.js';
-import { SERVICE_SCENARIOS, type EngineResults, type RunResults, type ServiceScenario } from './results.js';
+import type { PgbenchResults } from './pgbench.js';
+import {
+  SCALED_SCENARIOS,
+  SCALED_TITLES,
+  SERVICE_SCENARIOS,
+  type EngineResults,
+  type RunResults,
+  type ScaledResults,
+  type ServiceScenario,
+} from './results.js';
 import { SCENARIO_TITLES } from './service-run.js';
 
 interface Row {
@@ -127,12 +136,58 @@ function fullListRow(results: RunResults): Row[] {
   ];
 }
 
-/** Every measured row: SQLite scenarios with their limits and the peer, F, then PostgreSQL. */
+/** pgbench on C's transaction, next to G2/C: PostgreSQL's own limit for our create. */
+function pgbenchRow(pgbench: PgbenchResults): Row {
+  const { best } = pgbench;
+  const { load } = best;
+  const failures = load.badStatus + load.socketErrors;
+  return {
+    scenario: '',
+    server: `pgbench ${pgbench.version}: the same transaction (pgbench-create.sql), ${best.clients} clients`,
+    requestsPerSecond:
+      count(load.requestsPerSecond) +
+      (failures > 0 ? ` (${count(failures)} failed)` : '') +
+      disturbedMark(best.otherCores),
+    p50: ms(load.p50Ms),
+    p99: ms(load.p99Ms),
+    peakRss: '',
+    ratio: 'database limit',
+    otherCores: best.otherCores,
+  };
+}
+
+function scaledRows(scaled: ScaledResults): Row[] {
+  const rows: Row[] = [];
+  for (const key of SCALED_SCENARIOS) {
+    const result = scaled.scenarios[key];
+    if (result === undefined) continue;
+    let ratioText = `${ratio(limitRatio(result))} × limit`;
+    const pgbench = key === 'C' ? scaled.pgbench : undefined;
+    if (pgbench !== undefined) ratioText += ` · ${ratio(pgbenchRatio(result, pgbench))} × pgbench`;
+    rows.push({
+      scenario: `${SCALED_TITLES[key]}, ${size(scaled.accounts)} accounts in turn`,
+      server: `task-service, PostgreSQL, ${scaled.processes} processes`,
+      ...measuredCells(result.ours),
+      ratio: ratioText,
+    });
+    rows.push({
+      scenario: '',
+      server: `limit: node:http, ${scaled.processes} processes, same ${size(result.answerBytes)} bytes`,
+      ...measuredCells(result.limit),
+      ratio: '1',
+    });
+    if (pgbench !== undefined) rows.push(pgbenchRow(pgbench));
+  }
+  return rows;
+}
+
+/** Every measured row: SQLite scenarios with their limits and the peer, F, then PostgreSQL: G, G2. */
 export function resultRows(results: RunResults): Row[] {
   return [
     ...(results.sqlite === undefined ? [] : engineRows(results.sqlite, results)),
     ...fullListRow(results),
     ...(results.postgres === undefined ? [] : engineRows(results.postgres, results)),
+    ...(results.postgresScaled === undefined ? [] : scaledRows(results.postgresScaled)),
   ];
 }
 

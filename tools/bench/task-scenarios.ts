@@ -51,15 +51,21 @@ async function getList(port: number, token: string, query: string): Promise<List
 }
 
 /** A: 50 tasks of a 1,000-task account from the cursor of position 500; B: the same gzipped. */
-export async function listPageScenario(port: number, token: string, gzip: boolean): Promise<Scenario> {
+async function listPageRequest(port: number, token: string, gzip: boolean): Promise<RequestSpec> {
   const { cursor } = await getList(port, token, 'limit=500');
-  const request: RequestSpec = {
+  return {
     method: 'GET',
     path: `/v1/tasks?limit=50&cursor=${encodeURIComponent(cursor)}`,
     headers: { ...authorization(token), ...(gzip ? { 'accept-encoding': 'gzip' } : {}) },
   };
+}
+
+/** A and B, with a page of each account of `tokens` in turn. */
+export async function listPageScenario(port: number, tokens: readonly string[], gzip: boolean): Promise<Scenario> {
+  const requests: RequestSpec[] = [];
+  for (const token of tokens) requests.push(await listPageRequest(port, token, gzip));
   return {
-    request,
+    requests,
     unique: false,
     check: (answer) => {
       expectEntries(listOf(answer, 'list page'), 50, true, 'list page');
@@ -88,10 +94,10 @@ function jsonPost(token: string, body: unknown): RequestSpec {
   };
 }
 
-/** C: one durable create per request. */
-export function createScenario(token: string): Scenario {
+/** C: one durable create per request, into each account of `tokens` in turn. */
+export function createScenario(tokens: readonly string[]): Scenario {
   return {
-    request: jsonPost(token, NEW_TASK),
+    requests: tokens.map((token) => jsonPost(token, NEW_TASK)),
     unique: false,
     check: (answer) => {
       expectStatus(answer, 200, 'create');
@@ -104,7 +110,7 @@ export function createScenario(token: string): Scenario {
 export function arrayScenario(token: string): Scenario {
   const tasks = Array.from({ length: 100 }, (_, index) => ({ ...NEW_TASK, title: `${NEW_TASK.title} #${index + 1}` }));
   return {
-    request: jsonPost(token, tasks),
+    requests: [jsonPost(token, tasks)],
     unique: false,
     check: (answer) => {
       expectStatus(answer, 200, 'array create');
@@ -121,7 +127,7 @@ export function arrayScenario(token: string): Scenario {
  * "everything up to now", then another client changes 10 tasks (the account's 10 oldest); the
  * cursor then answers exactly those 10, however large the account.
  */
-export async function syncScenario(port: number, token: string): Promise<Scenario> {
+async function syncRequest(port: number, token: string): Promise<RequestSpec> {
   const head = await getList(port, token, 'updated_after=2100-01-01');
   expectEntries(head, 0, false, 'head cursor');
   const oldest = await getList(port, token, 'limit=10');
@@ -132,11 +138,18 @@ export async function syncScenario(port: number, token: string): Promise<Scenari
   const changed = await sendOk(port, jsonPost(token, changes));
   expectStatus(changed, 200, 'sync preparation');
   return {
-    request: {
-      method: 'GET',
-      path: `/v1/tasks?cursor=${encodeURIComponent(head.cursor)}`,
-      headers: authorization(token),
-    },
+    method: 'GET',
+    path: `/v1/tasks?cursor=${encodeURIComponent(head.cursor)}`,
+    headers: authorization(token),
+  };
+}
+
+/** E, with a sync of each account of `tokens` in turn; nothing may write to them meanwhile. */
+export async function syncScenario(port: number, tokens: readonly string[]): Promise<Scenario> {
+  const requests: RequestSpec[] = [];
+  for (const token of tokens) requests.push(await syncRequest(port, token));
+  return {
+    requests,
     unique: false,
     check: (answer) => expectEntries(listOf(answer, 'sync'), 10, false, 'sync'),
   };

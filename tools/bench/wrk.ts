@@ -53,9 +53,11 @@ ${DONE}`;
 
 /**
  * Requests in turn, `{n}` made unique per request when asked (a per-thread prefix set in setup(),
- * then a counter).
+ * then a counter). Each thread starts at another place in the list, so that threads sending one
+ * request per account do not all write to the same account at once.
  */
 function dynamicScript(spec: LoadSpec, runTag: string): string {
+  const stride = Math.floor(spec.requests.length / spec.threads);
   return `-- written by the task-service bench for one run; not kept
 local requests = { ${spec.requests.map(luaRequest).join(',\n  ')} }
 local unique = ${spec.unique ? 'true' : 'false'}
@@ -68,9 +70,11 @@ local counter = 0
 function setup(thread)
   threads = threads + 1
   thread:set("prefix", ${luaString(runTag)} .. "w" .. threads .. "n")
+  thread:set("start", (threads - 1) * ${stride})
 end
 
 function init(args)
+  index = start
   for i, r in ipairs(requests) do
     formatted[i] = wrk.format(r.method, r.path, r.headers, r.body)
   end
