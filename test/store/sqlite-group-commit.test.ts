@@ -60,6 +60,27 @@ describe('sqlite group commit', () => {
     }
   });
 
+  it('lets the event loop come round between the members of a long group', async () => {
+    const account = await store.createAccount({ username: 'long', passwordHash: null, timezone: 'UTC' });
+    let loopCameRound = false;
+    const seenBySecond: boolean[] = [];
+    const first = store.write(account.id, async (tx) => {
+      setImmediate(() => (loopCameRound = true));
+      await tx.put('task', taskDraft('long-a'));
+      // A member that keeps the thread far longer than a group may run without yielding.
+      const until = performance.now() + 40;
+      while (performance.now() < until);
+    });
+    const second = store.write(account.id, async (tx) => {
+      seenBySecond.push(loopCameRound);
+      await tx.put('task', taskDraft('long-b'));
+    });
+    await Promise.all([first, second]);
+    // Both in one group: one commit gave them consecutive revs, and the loop ran in between.
+    expect(seenBySecond).toEqual([true]);
+    expect((await store.get(account.id, 'task', 'long-b'))?.rev).toBe(2);
+  });
+
   it('keeps accounts apart within one group', async () => {
     const one = await store.createAccount({ username: 'one', passwordHash: null, timezone: 'UTC' });
     const two = await store.createAccount({ username: 'two', passwordHash: null, timezone: 'UTC' });

@@ -2,7 +2,10 @@ import Database from 'better-sqlite3';
 
 export type SqliteDatabase = Database.Database;
 
-/** `FULL` makes every answered write durable across power loss; `NORMAL` only across crashes. */
+/**
+ * What an answered write survives: `FULL` a power cut too, `NORMAL` a killed process only. (The
+ * store's setting; SQLite's pragma of the same name is NORMAL in both, see openWriteConnection.)
+ */
 export type SynchronousMode = 'FULL' | 'NORMAL';
 
 /**
@@ -17,14 +20,19 @@ const BUSY_TIMEOUT_MS = 5000;
 /**
  * The one connection that writes. It also creates the file and switches it to WAL, which is
  * stored in the file, so every later connection (also read-only ones) reads in WAL mode.
+ *
+ * `synchronous=NORMAL` in WAL mode: SQLite syncs the WAL before each checkpoint copies it into
+ * the database, the database after it, and the WAL's header when the file starts over, so the
+ * file is never damaged by a power cut; only the sync at each COMMIT is left out. The store makes
+ * that one itself, off the event loop, when it runs with durability FULL (wal-sync.ts).
  */
-export function openWriteConnection(file: string, synchronous: SynchronousMode): SqliteDatabase {
+export function openWriteConnection(file: string): SqliteDatabase {
   const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
   try {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     const mode = db.pragma('journal_mode = WAL', { simple: true });
     if (mode !== 'wal') throw new Error(`SQLite refused WAL mode for ${file} (journal_mode is ${String(mode)})`);
-    db.pragma(`synchronous = ${synchronous}`);
+    db.pragma('synchronous = NORMAL');
     db.pragma(`journal_size_limit = ${WAL_SIZE_KEPT_BYTES}`);
     db.pragma('foreign_keys = ON');
     return db;

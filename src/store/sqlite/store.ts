@@ -25,12 +25,16 @@ import { Snapshots } from './snapshot.js';
 import { isBusy } from './sqlite-errors.js';
 import { GrantCache } from './grant-cache.js';
 import { GroupCommit } from './group-commit.js';
+import { UNSYNCED, WalSync, type CommitDurability } from './wal-sync.js';
 import { SqliteWriteTx } from './write-tx.js';
 
 export interface SqliteStoreOptions {
   /** The database file; created when missing. */
   readonly file: string;
-  /** Default `FULL`: an answered write survives power loss. */
+  /**
+   * Default `FULL`: an answered write survives power loss (the WAL is synced after each commit,
+   * off the event loop, before the writes in it are answered). `NORMAL`: only a crash.
+   */
   readonly synchronous?: SynchronousMode;
   /** The clock that stamps records; the wall clock unless a test sets another. */
   readonly clock?: () => Micros;
@@ -63,9 +67,16 @@ interface ReadStatements {
   readonly grants: GrantCache;
 }
 
+/** How the write connection is set up, and what an answered write survives. */
+export interface WriteSettings extends ConnectionSettings {
+  /** `FULL`: an answered write survives power loss; `NORMAL`: a killed process only. */
+  readonly durability: SynchronousMode;
+}
+
 /**
  * The embedded store: one SQLite file in WAL mode, one write connection whose transactions run
  * one at a time through a queue, and a read connection that sees the last commit meanwhile.
+ * Commits are made durable by `#durability` (wal-sync.ts), off the event loop.
  */
 export class SqliteStore implements Store {
   readonly engine = 'sqlite';
@@ -74,10 +85,13 @@ export class SqliteStore implements Store {
   readonly #writer: SqliteDatabase;
   readonly #reader: SqliteDatabase;
   readonly #writeQueue = new SerialQueue();
+  readonly #durabilityMode: SynchronousMode;
+  readonly #durability: CommitDurability;
   readonly #groupCommit = new GroupCommit(
     {
       begin: () => this.#writes().begin.run(),
       commit: () => this.#writes().commit.run(),
+      durable: () => this.#durability.afterCommit(),
       // A failed COMMIT may already have ended the transaction.
       rollback: () => {
         if (this.#writer.inTransaction) this.#writes().rollback.run();
@@ -90,6 +104,7 @@ export class SqliteStore implements Store {
     (flush) => this.#writeQueue.run(flush),
   );
   readonly #ping;
+  readonly #totalChanges;
   readonly #now: () => Micros;
   #writeStatements: WriteStatements | undefined;
   #readStatements: ReadStatements | undefined;
@@ -98,8 +113,13 @@ export class SqliteStore implements Store {
   constructor(options: SqliteStoreOptions) {
     this.#file = options.file;
     this.#now = options.clock ?? nowMicros;
-    // The writer first: it creates the file and turns on WAL, which the reader relies on.
-    this.#writer = openWriteConnection(options.file, options.synchronous ?? 'FULL');
+    this.#durabilityMode = options.synchronous ?? 'FULL';
+    this.#durability = this.#durabilityMode === 'FULL' ? new WalSync(options.file) : UNSYNCED;
+    // The writer first: it creates the file and turns on WAL, which the reader relies on. It runs
+    // SQLite's synchronous=NORMAL in both modes: under FULL, #durability makes the sync of the WAL
+    // that SQLite's own FULL would make inside COMMIT, blocking the event loop.
+    this.#writer = openWriteConnection(options.file);
+    this.#totalChanges = this.#writer.prepare<[], number>('SELECT total_changes()').pluck();
     try {
       this.#reader = openReadConnection(options.file);
       this.#ping = this.#reader.prepare('SELECT 1');
@@ -111,9 +131,9 @@ export class SqliteStore implements Store {
   }
 
   /** How the write connection is set up (WAL, synchronous, ...), for diagnostics. */
-  writeConnectionSettings(): ConnectionSettings {
+  writeConnectionSettings(): WriteSettings {
     this.#assertOpen();
-    return connectionSettings(this.#writer);
+    return { ...connectionSettings(this.#writer), durability: this.#durabilityMode };
   }
 
   async migrate(): Promise<void> {
@@ -124,6 +144,8 @@ export class SqliteStore implements Store {
   async ping(): Promise<void> {
     this.#assertOpen();
     this.#ping.get();
+    // Refused once a sync of the WAL failed: no write can be answered any more.
+    await this.#durability.covered(0);
   }
 
   close(): Promise<void> {
@@ -199,11 +221,11 @@ export class SqliteStore implements Store {
   }
 
   async get<K extends SyncKind>(accountId: number, kind: K, id: string): Promise<RecordsByKind[K] | undefined> {
-    return this.#reads().records[kind].get(accountId, id);
+    return this.#readDurable(() => this.#reads().records[kind].get(accountId, id));
   }
 
   async head(accountId: number): Promise<AccountHead | undefined> {
-    const row = this.#reads().listHead(accountId);
+    const row = await this.#readDurable(() => this.#reads().listHead(accountId));
     return row === undefined ? undefined : { rev: row.rev, purgedRev: row.purged_rev };
   }
 
@@ -212,7 +234,8 @@ export class SqliteStore implements Store {
     kind: K,
     query: ListQuery,
   ): Promise<ListSnapshot<RecordsByKind[K]>> {
-    return this.#reads().snapshots.open(accountId, kind, query);
+    // The snapshot is taken here, at once: later batches read no commit made after it.
+    return this.#readDurable(() => this.#reads().snapshots.open(accountId, kind, query));
   }
 
   async purge(deletedBefore: Micros): Promise<number> {
@@ -234,6 +257,18 @@ export class SqliteStore implements Store {
     return forgotten;
   }
 
+  /**
+   * Reads synced data, and hands it out only once the commits it may show are durable: a client
+   * never holds a change (or a cursor past it) that a power cut could take back and the next
+   * write reuse the change number of. The read is synchronous, so no commit falls in between.
+   */
+  async #readDurable<T>(read: () => T): Promise<T> {
+    const mark = this.#durability.mark();
+    const result = read();
+    await this.#durability.covered(mark);
+    return result;
+  }
+
   /** Queues a job for the write connection with the statements it uses. */
   #onWriter<T>(job: (writes: WriteStatements) => T | Promise<T>): Promise<T> {
     return this.#queueWrite(() => job(this.#writes()));
@@ -246,13 +281,29 @@ export class SqliteStore implements Store {
    */
   #queueWrite<T>(job: () => T | Promise<T>): Promise<T> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
-    return this.#writeQueue.run(async () => {
+    let synced: Promise<void> = Promise.resolve();
+    const done = this.#writeQueue.run(async () => {
+      const changesBefore = this.#totalChanges.get();
       try {
         return await job();
       } catch (error) {
         throw isBusy(error) ? new StoreUnavailableError(error) : error;
+      } finally {
+        // Each job's statements commit as they end (autocommit or a transaction of their own).
+        if (this.#totalChanges.get() !== changesBefore) synced = this.#durability.afterCommit();
       }
     });
+    // Answered once durable; the queue goes on to the next job meanwhile.
+    return done.then(
+      async (result) => {
+        await synced;
+        return result;
+      },
+      async (error: unknown) => {
+        await synced;
+        throw error;
+      },
+    );
   }
 
   #writes(): WriteStatements {
@@ -299,6 +350,7 @@ export class SqliteStore implements Store {
   async #shutDown(): Promise<void> {
     await this.#groupCommit.drained();
     await this.#writeQueue.idle();
+    await this.#durability.close();
     this.#readStatements?.snapshots.closeAll();
     this.#reader.close();
     this.#writer.close();
