@@ -79,6 +79,13 @@ export const FLAGS = {
     defaultText: '180',
     env: ['TASK_SERVICE_RETENTION'],
   },
+  'max-records': {
+    kind: 'string',
+    placeholder: 'N',
+    description: 'most records one account may keep (tasks, projects, contexts, deleted ones too); E006 past it',
+    defaultText: '100000',
+    env: ['TASK_SERVICE_MAX_RECORDS'],
+  },
   'log-level': {
     kind: 'string',
     placeholder: 'LEVEL',
@@ -256,6 +263,7 @@ export const COMMANDS = [
       'tls-key',
       'maintenance',
       'retention',
+      'max-records',
       'log-level',
       'synchronous',
       'rate-limit',

@@ -11,6 +11,7 @@ import {
   type FlagSpec,
 } from './config-flags.js';
 import type { Scope } from './domain/account.js';
+import { DEFAULT_STORAGE_QUOTA } from './domain/storage-quota.js';
 
 /** Where the data lives: the embedded SQLite file in a folder, or a PostgreSQL database. */
 export type StoreLocation =
@@ -35,6 +36,8 @@ export interface ServeConfig {
   readonly tls: { readonly certFile: string; readonly keyFile: string } | null;
   readonly maintenance: boolean;
   readonly retentionDays: number;
+  /** The most records one account may keep (issue #16's cap, raised by an operator who needs more). */
+  readonly maxRecords: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'silent';
   readonly synchronous: 'FULL' | 'NORMAL';
   /** Requests per second allowed per token; null: no limit. */
@@ -356,6 +359,12 @@ function serveConfig(given: GivenFlags, env: Env, debug: boolean): ServeConfig {
         : null,
     maintenance: switchSetting(given, 'maintenance', env),
     retentionDays: wholeNumber(setting(given, 'retention', env) ?? '180', '--retention', 0, 36500),
+    maxRecords: wholeNumber(
+      setting(given, 'max-records', env) ?? String(DEFAULT_STORAGE_QUOTA.maxRecords),
+      '--max-records',
+      1,
+      1_000_000_000,
+    ),
     logLevel: oneOf(setting(given, 'log-level', env) ?? 'info', LOG_LEVELS, '--log-level'),
     synchronous: oneOf(
       (setting(given, 'synchronous', env) ?? 'FULL').toUpperCase(),

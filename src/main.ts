@@ -5,6 +5,7 @@ import { MICROS_PER_DAY, nowMicros } from './domain/time.js';
 import { buildApp } from './http/app.js';
 import { IDEMPOTENCY_WINDOW_MICROS } from './service/idempotency.js';
 import { buildServices } from './service/services.js';
+import { DEFAULT_STORAGE_QUOTA } from './domain/storage-quota.js';
 import { addressesServed, loadTls } from './http/tls-files.js';
 import { describeListenFailure, describeStoreFailure, explained } from './startup-failure.js';
 import { requireWritableDataFolder } from './store/data-folder.js';
@@ -44,7 +45,10 @@ export async function serve(config: ServeConfig): Promise<void> {
   const webApp = await loadWebApp(WEB_BUILD_DIR);
   if (webApp === null) log.warn({ dir: WEB_BUILD_DIR }, 'the web app is not built: run npm run build to serve it at /');
 
-  const services = buildServices(store, { signup: config.signup });
+  const services = buildServices(store, {
+    signup: config.signup,
+    storageQuota: { ...DEFAULT_STORAGE_QUOTA, maxRecords: config.maxRecords },
+  });
   const metrics = config.metrics === null ? undefined : new ServiceMetrics();
   metrics?.watchStore(storeUsageReader(config.store, store));
   const readiness = new Readiness();

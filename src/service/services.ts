@@ -29,7 +29,7 @@ export interface Services {
 export interface ServiceOptions {
   /** Whether anyone may create an account from the sign-in page (`serve --signup`). */
   readonly signup?: boolean;
-  /** What one account may store; DEFAULT_STORAGE_QUOTA unless a test sets a smaller one. */
+  /** What one account may store; DEFAULT_STORAGE_QUOTA unless `serve --max-records` or a test sets another. */
   readonly storageQuota?: StorageQuota;
 }
 
