@@ -110,6 +110,22 @@ export async function getTasks(fixture: WebFixture, token: string): Promise<Wire
   return body.entries.map((entry: unknown) => taskSchema.parse(entry));
 }
 
+/**
+ * `promise`, or a failure naming `what` once `ms` have passed: for the steps Playwright does not
+ * bound itself (evaluating page code, closing a context, requests of the test's own).
+ */
+export async function bounded<T>(what: string, promise: Promise<T>, ms = 2 * EXPECT_TIMEOUT_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Retries `check` (vitest expectations inside) until it passes or the time is up. */
 export async function eventually(check: () => Promise<void> | void, timeoutMs = EXPECT_TIMEOUT_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
