@@ -1,4 +1,4 @@
-import type { Attribute, LabelRef, Priority } from './task.js';
+import type { LabelRef, Task } from './task.js';
 import type { Micros } from './time.js';
 
 /**
@@ -26,25 +26,14 @@ export interface PortableContext {
   readonly name: string;
 }
 
-/** A task with every field given: an import sets the task to exactly this. */
-export interface PortableTask {
-  readonly id: string;
-  readonly title: string;
-  readonly notes: string;
-  readonly attribute: Attribute;
-  readonly allDay: boolean;
-  readonly startAt: Micros | null;
-  readonly endAt: Micros | null;
-  readonly completed: Micros | null;
-  readonly trashed: Micros | null;
-  /** By id (our JSON) or by name (other formats: found, or made, by name). */
+/**
+ * A task with every field given: an import sets the task to exactly this. Its fields are the
+ * stored task's, but for its labels, given by id (our JSON) or by name (other formats: found, or
+ * made, by name), and what the store keeps of its own (tombstone, stamps).
+ */
+export interface PortableTask extends Omit<Task, 'deleted' | 'project' | 'context' | 'created' | 'updated' | 'rev'> {
   readonly project: LabelRef;
   readonly context: LabelRef;
-  readonly tags: readonly string[];
-  readonly priority: Priority;
-  readonly repeater: string | null;
-  /** The iCalendar properties no field takes (Task.icalExtras): from an ICS file or our JSON, else `''`. */
-  readonly icalExtras: string;
 }
 
 export interface PortableAccount {

@@ -129,16 +129,15 @@ export interface FoundToken {
   readonly standing: Standing;
 }
 
+/** The token check of every request: its text is made once. */
+const FIND_TOKEN =
+  `SELECT t.scope, t.expires_at, t.revoked_at, ${[...ACCOUNT_COLUMNS.split(', '), ...STANDING_COLUMNS]
+    .map((column) => `a.${column}`)
+    .join(', ')} ` + 'FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.account_id = $1 AND t.hash = $2';
+
 /** The account's token of that hash (store.ts finds the account from the token first). */
 export async function findToken(pool: pg.Pool, accountId: number, hash: string): Promise<FoundToken | undefined> {
-  const accountColumns = [...ACCOUNT_COLUMNS.split(', '), ...STANDING_COLUMNS]
-    .map((column) => `a.${column}`)
-    .join(', ');
-  const result = await pool.query<TokenGrantRow & StandingRow>(
-    `SELECT t.scope, t.expires_at, t.revoked_at, ${accountColumns} ` +
-      'FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.account_id = $1 AND t.hash = $2',
-    [accountId, hash],
-  );
+  const result = await pool.query<TokenGrantRow & StandingRow>(FIND_TOKEN, [accountId, hash]);
   const [row] = result.rows;
   if (row === undefined) return undefined;
   const standing = standingFromRow(row);

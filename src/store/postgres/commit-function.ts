@@ -40,11 +40,28 @@ const UPSERTS = KINDS.map((kind) => {
   return upsertRows(table.codec.table, table.putColumns, table.conflictUpdates);
 }).join('\n');
 
+/** The arguments besides the rows: where the write began and ends, then the retry key's outcome. */
+const HEAD_PARAMETERS = [
+  'p_account bigint',
+  'p_rev bigint',
+  'p_last_updated bigint',
+  'p_purged_rev bigint',
+  'p_new_rev bigint',
+  'p_new_last_updated bigint',
+  'p_records bigint',
+  'p_bytes bigint',
+];
+const KEEP_PARAMETERS = [
+  'p_keep_key text',
+  'p_keep_seen bigint',
+  'p_keep_hash text',
+  'p_keep_outcome text',
+  'p_keep_created bigint',
+];
+const PARAMETERS = [...HEAD_PARAMETERS, ...ROWS_PARAMETERS, ...KEEP_PARAMETERS];
+
 const SIGNATURE = `(
-  p_account bigint, p_rev bigint, p_last_updated bigint, p_purged_rev bigint,
-  p_new_rev bigint, p_new_last_updated bigint, p_records bigint, p_bytes bigint,
-  ${ROWS_PARAMETERS.join(', ')},
-  p_keep_key text, p_keep_seen bigint, p_keep_hash text, p_keep_outcome text, p_keep_created bigint
+  ${PARAMETERS.join(',\n  ')}
 ) RETURNS TABLE (outcome text, rev bigint, last_updated bigint, purged_rev bigint, stored_records bigint, stored_bytes bigint)`;
 
 // use_column: the returned columns (rev, last_updated…) are also the tables' column names.
@@ -97,9 +114,8 @@ export const COMMIT_FUNCTION = `task_service_commit_${createHash('sha256').updat
 const CREATE = `CREATE OR REPLACE FUNCTION ${COMMIT_FUNCTION}${SIGNATURE} LANGUAGE plpgsql AS $commit$${BODY}$commit$`;
 
 /** The call, with one parameter per argument in the order of the signature. */
-export const COMMIT_CALL = `SELECT outcome, rev, last_updated, purged_rev, stored_records, stored_bytes FROM ${COMMIT_FUNCTION}(${Array.from(
-  { length: 13 + ROWS_PARAMETERS.length },
-  (_value, index) => `$${index + 1}`,
+export const COMMIT_CALL = `SELECT outcome, rev, last_updated, purged_rev, stored_records, stored_bytes FROM ${COMMIT_FUNCTION}(${PARAMETERS.map(
+  (_parameter, index) => `$${index + 1}`,
 ).join(', ')})`;
 
 /** Creates this version's function when the database lacks it; run inside migrate's locked transaction. */

@@ -25,6 +25,12 @@ interface KnownRecord {
   readonly bytes: number;
 }
 
+/** A put of this write: the record it answered, and the row the commit writes. */
+interface Put<K extends SyncKind> {
+  readonly record: RecordsByKind[K];
+  readonly row: Readonly<Record<string, unknown>>;
+}
+
 /** A retry key's outcome to keep, and the kept one it replaces (its `created`), if any. */
 interface Keep {
   readonly key: string;
@@ -64,13 +70,11 @@ export class SpeculativeWriteTx implements WriteTx {
   #reads = 0;
   #usage: StorageUsage;
   readonly #known = new Map<string, KnownRecord | null>();
-  readonly #rows: { readonly [K in SyncKind]: Map<string, Readonly<Record<string, unknown>>> } = {
-    task: new Map(),
-    project: new Map(),
-    context: new Map(),
-  };
-  /** The records put so far, as stored: the reads of this write see them, as in a transaction. */
-  readonly #pending: { readonly [K in SyncKind]: Map<string, RecordsByKind[K]> } = {
+  /**
+   * The records put so far, as stored (the reads of this write see them, as in a transaction),
+   * each with its row as the commit function takes it.
+   */
+  readonly #puts: { readonly [K in SyncKind]: Map<string, Put<K>> } = {
     task: new Map(),
     project: new Map(),
     context: new Map(),
@@ -101,14 +105,14 @@ export class SpeculativeWriteTx implements WriteTx {
 
   /** Notes a stored record read; one this write has put since is known as it put it. */
   #learn<K extends SyncKind>(kind: K, record: RecordsByKind[K]): void {
-    if (this.#pending[kind].has(record.id)) return;
+    if (this.#puts[kind].has(record.id)) return;
     this.#known.set(keyOf(kind, record.id), { created: record.created, bytes: countedBytes(kind, record) });
   }
 
   async get<K extends SyncKind>(kind: K, id: string): Promise<RecordsByKind[K] | undefined> {
     this.#assertOpen();
-    const pending = this.#pending[kind].get(id);
-    if (pending !== undefined) return pending;
+    const pending = this.#puts[kind].get(id);
+    if (pending !== undefined) return pending.record;
     this.#reads += 1;
     const record = await readRecord(this.pool, this.accountId, kind, id);
     if (record === undefined) this.#known.set(keyOf(kind, id), null);
@@ -118,7 +122,7 @@ export class SpeculativeWriteTx implements WriteTx {
 
   async findLive<K extends NamedKind>(kind: K, name: string): Promise<RecordsByKind[K] | undefined> {
     this.#assertOpen();
-    for (const record of this.#pending[kind].values()) {
+    for (const { record } of this.#puts[kind].values()) {
       if (record.name === name && record.deleted === null) return record;
     }
     this.#reads += 1;
@@ -126,7 +130,7 @@ export class SpeculativeWriteTx implements WriteTx {
     if (record === undefined) return undefined;
     this.#learn(kind, record);
     // Renamed or deleted by this write since: no longer the live one of that name.
-    return this.#pending[kind].has(record.id) ? undefined : record;
+    return this.#puts[kind].has(record.id) ? undefined : record;
   }
 
   async withLabel(kind: NamedKind, id: string): Promise<readonly Task[]> {
@@ -134,12 +138,11 @@ export class SpeculativeWriteTx implements WriteTx {
     this.#reads += 1;
     const stored = await readTasksWithLabel(this.pool, this.accountId, kind, id);
     for (const task of stored) this.#learn('task', task);
-    const pending = this.#pending.task;
+    const pending = this.#puts.task;
     const carries = (task: Task): boolean =>
       task.deleted === null && (kind === 'project' ? task.project : task.context)?.id === id;
-    return [...stored.filter((task) => !pending.has(task.id)), ...[...pending.values()].filter(carries)].sort(
-      (a, b) => a.rev - b.rev,
-    );
+    const put = [...pending.values()].map(({ record }) => record).filter(carries);
+    return [...stored.filter((task) => !pending.has(task.id)), ...put].sort((a, b) => a.rev - b.rev);
   }
 
   async put<K extends SyncKind>(kind: K, draft: DraftsByKind[K]): Promise<RecordsByKind[K]> {
@@ -159,10 +162,6 @@ export class SpeculativeWriteTx implements WriteTx {
     row['created'] = created;
     row['updated'] = stamp.updated;
     row['rev'] = stamp.rev;
-    // A record put twice is written once, as it ended: its first change number goes unused, as
-    // when the locked transaction overwrites its own row.
-    this.#rows[kind].delete(draft.id);
-    this.#rows[kind].set(draft.id, row);
     this.#usage = {
       records: this.#usage.records + (before === null ? 1 : 0),
       bytes: this.#usage.bytes + bytes - (before?.bytes ?? 0),
@@ -170,8 +169,10 @@ export class SpeculativeWriteTx implements WriteTx {
     this.#known.set(key, { created, bytes });
     this.#stamper.taken(stamp);
     const record = storedRecord(kind, draft, { created, updated: stamp.updated, rev: stamp.rev });
-    this.#pending[kind].delete(draft.id);
-    this.#pending[kind].set(draft.id, record);
+    // A record put twice is written once, as it ended: its first change number goes unused, as
+    // when the locked transaction overwrites its own row.
+    this.#puts[kind].delete(draft.id);
+    this.#puts[kind].set(draft.id, { record, row });
     return record;
   }
 
@@ -206,9 +207,9 @@ export class SpeculativeWriteTx implements WriteTx {
       from: this.from,
       to: head === null ? null : { rev: head.rev, lastUpdated: head.updated, usage: this.#usage },
       rows: {
-        task: [...this.#rows.task.values()],
-        project: [...this.#rows.project.values()],
-        context: [...this.#rows.context.values()],
+        task: [...this.#puts.task.values()].map(({ row }) => row),
+        project: [...this.#puts.project.values()].map(({ row }) => row),
+        context: [...this.#puts.context.values()].map(({ row }) => row),
       },
       keep: this.#keep,
       reads: this.#reads,

@@ -14,6 +14,7 @@ import { createPool, serverTimeouts, type PostgresOptions, type ServerTimeouts }
 import { purgeTombstones } from './purge.js';
 import { underAccountOfSecret } from './secret-route.js';
 import { PostgresListSnapshot } from './snapshot.js';
+import { readRecord } from './record-reads.js';
 import { Standings } from './standings.js';
 import { KIND_TABLES } from './tables.js';
 import { writeForAccount } from './write.js';
@@ -125,10 +126,7 @@ export class PostgresStore implements Store {
 
   /** Deleted records included: a client that asks for one by id learns that it was deleted. */
   get<K extends SyncKind>(accountId: number, kind: K, id: string): Promise<RecordsByKind[K] | undefined> {
-    return guarded(async () => {
-      const [record] = await KIND_TABLES[kind].select(this.pool, 'account_id = $1 AND id = $2', [accountId, id]);
-      return record;
-    });
+    return guarded(() => readRecord(this.pool, accountId, kind, id));
   }
 
   head(accountId: number): Promise<AccountHead | undefined> {
