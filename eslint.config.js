@@ -29,6 +29,19 @@ export default tseslint.config(
   // The walls between the layers: eslint.walls.js.
   ...wallConfigs(),
   {
+    files: ['src/http/**', 'src/dav/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            'CallExpression[callee.property.name=/^(get|post|put|delete|patch|head|options|all)$/][callee.object.name=/^(app|scope)$/] > :matches(ArrowFunctionExpression, FunctionExpression)',
+          message: 'name the route handler: declare it as a function and register it by its name',
+        },
+      ],
+    },
+  },
+  {
     files: ['src/store/**', 'src/service/services.ts'],
     rules: { 'no-restricted-syntax': ['error', ...WALL_CLOCK_READS] },
   },

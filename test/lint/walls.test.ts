@@ -195,6 +195,12 @@ const REFUSED: readonly Attempt[] = [
     refusal: 'src/elsewhere/probe.ts is in no layer of eslint.walls.js',
   },
   {
+    what: 'a route handler registered as an anonymous closure',
+    file: 'src/http/routes/probe.ts',
+    code: "import type { FastifyInstance } from 'fastify';\nexport function register(app: FastifyInstance): void {\n  app.get('/v1/probe', async () => 'nameless');\n}\n",
+    refusal: 'name the route handler',
+  },
+  {
     what: 'a use case reading the wall clock',
     file: 'src/service/probe.ts',
     code: 'export const stamp = (): number => Date.now();\n',
