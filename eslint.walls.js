@@ -285,7 +285,6 @@ const importsRule = {
       ExportAllDeclaration: (node) => check(node, node.source, node.exportKind === 'type'),
       ImportExpression: (node) => check(node, node.source, false),
       TSImportType: (node) => check(node, node.source ?? node.argument?.literal, true),
-      TSExternalModuleReference: (node) => check(node, node.expression, false),
     };
   },
 };
