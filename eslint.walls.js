@@ -205,7 +205,7 @@ function withoutExtension(file) {
   return file.replace(/\.(d\.ts|tsx?|jsx?|mjs|cjs|mts|cts)$/, '');
 }
 
-function matchesAny(globs, file) {
+function matchesAnyFile(globs, file) {
   const bare = withoutExtension(file);
   return globs.some((glob) => globPattern(withoutExtension(glob)).test(bare));
 }
@@ -260,9 +260,12 @@ const importsRule = {
     const { layer, may = [], types = [], packages = [], why = '' } = options;
 
     function allowed(specifier, typeOnly) {
-      if (!specifier.startsWith('.')) return matchesAny(packages, packageOf(specifier));
+      if (!specifier.startsWith('.')) {
+        const name = packageOf(specifier);
+        return packages.some((glob) => globPattern(glob).test(name));
+      }
       const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
-      return matchesAny(may, target) || (typeOnly && matchesAny(types, target));
+      return matchesAnyFile(may, target) || (typeOnly && matchesAnyFile(types, target));
     }
 
     function check(node, source, typeOnly) {
