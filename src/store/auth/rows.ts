@@ -9,6 +9,7 @@ import {
   DEFAULT_WEEK_START,
   type Account,
   type NewAccount,
+  type NewToken,
   type Scope,
   type TokenGrant,
 } from '../../domain/account.js';
@@ -18,6 +19,7 @@ import {
   type ConnectedApp,
   type FailureCount,
   type NewIssuedToken,
+  type NewSessionToken,
   type OAuthClient,
   type RefreshGrant,
   type Session,
@@ -303,19 +305,22 @@ export const ACCOUNT_INSERT = insertShape(
   }),
 );
 
-/** Every token: the command line's and the web app's have no client; the command line's no grant. */
+/**
+ * Every token: the command line's have no client and no grant, an app's both, and the web app's
+ * the session's hash as their grant and no client (it is made only while the session exists).
+ */
 export const TOKEN_INSERT = insertShape(
   'tokens',
   pick(TOKENS, ['hash', 'account_id', 'scope', 'name', 'created', 'expires_at', 'client_id', 'grant_id']),
-  ({ token, now }: { readonly token: NewIssuedToken; readonly now: Micros }) => ({
+  ({ token, now }: { readonly token: NewToken | NewIssuedToken | NewSessionToken; readonly now: Micros }) => ({
     hash: token.hash,
     account_id: token.accountId,
-    scope: token.scope,
+    scope: 'scope' in token ? token.scope : 'write',
     name: token.name,
     created: now,
     expires_at: token.expiresAt,
-    client_id: token.clientId,
-    grant_id: token.grantId,
+    client_id: 'clientId' in token ? token.clientId : null,
+    grant_id: 'sessionHash' in token ? token.sessionHash : 'grantId' in token ? token.grantId : null,
   }),
 );
 

@@ -22,7 +22,6 @@ type Entries = readonly (readonly [name: string, type: ColumnType])[];
 export interface RowShape<C extends AuthColumns, V> {
   /** Names the columns in a failure to decode: the table, or what the statement joins. */
   readonly source: string;
-  readonly columns: C;
   /** Each column by name, or by the expression that gives it (`a.id`, `s.created AS session_created`). */
   readonly select: string;
   readonly entries: Entries;
@@ -32,7 +31,6 @@ export interface RowShape<C extends AuthColumns, V> {
 /** What an insert writes: the table, its columns in order, and the row a value makes. */
 export interface InsertShape<C extends AuthColumns, V> {
   readonly table: string;
-  readonly columns: C;
   readonly entries: Entries;
   toRow(value: V): AuthRowOf<C>;
 }
@@ -74,7 +72,7 @@ export function rowShape<C extends AuthColumns, V>(
       return expression.endsWith(`.${name}`) ? expression : `${expression} AS ${name}`;
     })
     .join(', ');
-  return { source, columns, select, entries, decode };
+  return { source, select, entries, decode };
 }
 
 export function insertShape<C extends AuthColumns, V>(
@@ -82,7 +80,7 @@ export function insertShape<C extends AuthColumns, V>(
   columns: C,
   toRow: (value: V) => AuthRowOf<C>,
 ): InsertShape<C, V> {
-  return { table, columns, entries: entriesOf(columns), toRow };
+  return { table, entries: entriesOf(columns), toRow };
 }
 
 /** The shapes as one engine writes and reads them. */

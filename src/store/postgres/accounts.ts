@@ -101,10 +101,7 @@ export async function updateSettings(
 }
 
 export async function insertToken(pool: pg.Pool, token: NewToken, now: Micros): Promise<void> {
-  await pool.query(
-    POSTGRES_ROWS.insert(TOKEN_INSERT),
-    POSTGRES_ROWS.values(TOKEN_INSERT, { token: { ...token, clientId: null, grantId: null }, now }),
-  );
+  await pool.query(POSTGRES_ROWS.insert(TOKEN_INSERT), POSTGRES_ROWS.values(TOKEN_INSERT, { token, now }));
 }
 
 /** A token's grant, and where its account stood when it was read (its head, usage and stamps). */

@@ -157,10 +157,7 @@ export class PostgresAuthStore implements AuthStore {
   async insertSessionToken(token: NewSessionToken, now: Micros): Promise<boolean> {
     // A sign-out committing in the same instant may miss the token made meanwhile: it then lives
     // out its short expiry (docs/auth.md), unreachable, as the browser asking for it was signed out.
-    const values = POSTGRES_ROWS.values(TOKEN_INSERT, {
-      token: { ...token, scope: 'write', clientId: null, grantId: token.sessionHash },
-      now,
-    });
+    const values = POSTGRES_ROWS.values(TOKEN_INSERT, { token, now });
     const made = await this.#count(
       `${POSTGRES_ROWS.insertInto(TOKEN_INSERT)} SELECT ${POSTGRES_ROWS.placeholders(TOKEN_INSERT)}
        WHERE EXISTS (SELECT 1 FROM sessions WHERE account_id = $${values.length + 1} AND hash = $${values.length + 2})`,

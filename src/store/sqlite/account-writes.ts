@@ -96,7 +96,7 @@ export class AccountWrites {
   }
 
   insertToken(token: NewToken, now: Micros): void {
-    this.#insertToken({ token: { ...token, clientId: null, grantId: null }, now });
+    this.#insertToken({ token, now });
   }
 
   revokeToken(hash: string, now: Micros): boolean {

@@ -1,6 +1,6 @@
+import type { Statement } from 'better-sqlite3';
 import { engineRows, type AuthColumns, type DriverRow, type InsertShape, type RowShape } from '../auth/shapes.js';
 import { SQLITE_CODEC } from './codec.js';
-import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './connection.js';
 
 /** The rows of sign-in (store/auth/rows.ts) as SQLite writes and reads them: its codec, `?` placeholders. */

@@ -266,14 +266,7 @@ function prepareSessionTokenInsert(db: SqliteDatabase): (token: NewSessionToken,
      WHERE EXISTS (SELECT 1 FROM sessions WHERE hash = ? AND account_id = ?)`,
   );
   return (token, now) =>
-    statement.run(
-      ...SQLITE_ROWS.values(TOKEN_INSERT, {
-        token: { ...token, scope: 'write', clientId: null, grantId: token.sessionHash },
-        now,
-      }),
-      token.sessionHash,
-      token.accountId,
-    ).changes;
+    statement.run(...SQLITE_ROWS.values(TOKEN_INSERT, { token, now }), token.sessionHash, token.accountId).changes;
 }
 
 function prepare(db: SqliteDatabase) {
