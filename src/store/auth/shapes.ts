@@ -104,7 +104,7 @@ export function engineRows(codec: EngineCodec, placeholder: (position: number) =
   const insertInto = (shape: { readonly table: string; readonly entries: Entries }): string =>
     `INSERT INTO ${shape.table} (${shape.entries.map(([name]) => name).join(', ')})`;
   return {
-    decode: (shape, row) => decodeRow(codec, shape, row),
+    decode: rowDecoder(codec),
     insert: (shape) => `${insertInto(shape)} VALUES (${placeholders(shape)})`,
     insertInto,
     placeholders,
@@ -115,11 +115,34 @@ export function engineRows(codec: EngineCodec, placeholder: (position: number) =
   };
 }
 
-function decodeRow<C extends AuthColumns, V>(codec: EngineCodec, shape: RowShape<C, V>, row: DriverRow): V {
-  const decoded: Record<string, unknown> = {};
-  for (const [name, type] of shape.entries) decoded[name] = codec.decode[type](row[name], `${shape.source}.${name}`);
-  // Every column of the shape was decoded by its type just above.
-  return shape.decode(decoded as AuthRowOf<C>);
+/** One column as an engine decodes it, with the name a failure gives it. */
+interface ColumnDecoder {
+  readonly name: string;
+  readonly label: string;
+  decode(raw: unknown, column: string): unknown;
+}
+
+/**
+ * Each shape's column decoders, made on first use: the token check decodes a row on every
+ * request, so nothing is looked up or put together per row but the row itself.
+ */
+function rowDecoder(codec: EngineCodec): <C extends AuthColumns, V>(shape: RowShape<C, V>, row: DriverRow) => V {
+  const decodersOf = new WeakMap<object, readonly ColumnDecoder[]>();
+  return <C extends AuthColumns, V>(shape: RowShape<C, V>, row: DriverRow): V => {
+    let decoders = decodersOf.get(shape);
+    if (decoders === undefined) {
+      decoders = shape.entries.map(([name, type]) => ({
+        name,
+        label: `${shape.source}.${name}`,
+        decode: codec.decode[type],
+      }));
+      decodersOf.set(shape, decoders);
+    }
+    const decoded: Record<string, unknown> = {};
+    for (const column of decoders) decoded[column.name] = column.decode(row[column.name], column.label);
+    // Every column of the shape was decoded by its type just above.
+    return shape.decode(decoded as AuthRowOf<C>);
+  };
 }
 
 /**
