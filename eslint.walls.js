@@ -20,8 +20,8 @@ const NODE = 'node:*';
 /** The store's ports, which the use cases and the command line are given; never an engine. */
 const STORE_PORTS = ['src/store/store.ts', 'src/store/auth-store.ts', 'src/store/backups.ts'];
 
-/** What every part of the store builds on: its root files, kinds/ and the domain. */
-const STORE_SHARED = ['src/store/*', 'src/store/kinds/**', 'src/domain/**'];
+/** What every part of the store builds on: its root files, kinds/, auth/ and the domain. */
+const STORE_SHARED = ['src/store/*', 'src/store/kinds/**', 'src/store/auth/**', 'src/domain/**'];
 
 export const LAYERS = [
   {
@@ -57,14 +57,14 @@ export const LAYERS = [
     files: ['src/store/sqlite/**'],
     may: ['src/store/sqlite/**', ...STORE_SHARED],
     packages: [NODE, 'better-sqlite3'],
-    why: 'an engine builds on the ports and kinds/, and knows no other engine',
+    why: 'an engine builds on the ports, kinds/ and auth/, and knows no other engine',
   },
   {
     name: 'PostgreSQL engine',
     files: ['src/store/postgres/**'],
     may: ['src/store/postgres/**', ...STORE_SHARED],
     packages: [NODE, 'pg'],
-    why: 'an engine builds on the ports and kinds/, and knows no other engine',
+    why: 'an engine builds on the ports, kinds/ and auth/, and knows no other engine',
   },
   {
     name: 'store opener',
@@ -105,7 +105,7 @@ export const LAYERS = [
     name: 'client',
     files: ['src/client/**'],
     may: ['src/client/**'],
-    types: ['src/http/wire/**', 'src/http/schemas/**'],
+    types: ['src/http/wire/**', 'src/http/schemas/**', 'src/domain/**'],
     packages: ['zod'],
     why: "client/ (the SDK, run in browsers too) talks to /v1 only: the server's types, never its code; no node: module",
   },
