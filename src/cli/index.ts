@@ -8,9 +8,10 @@ import { parseCommand } from '../config/parse.js';
 import { AccountService, AdminError } from '../service/accounts.js';
 import { StartupError } from '../config/startup-error.js';
 import { describeStoreFailure, explained } from '../config/startup-failure.js';
-import { describeLocation, storeExists } from '../store/exists.js';
-import { openMigrated } from '../store/open.js';
+import { describeLocation } from '../store/describe-location.js';
+import { openMigrated, storeExists } from '../store/open.js';
 import { UsernameTakenError } from '../domain/errors.js';
+import { nowMicros } from '../domain/time.js';
 import { storeWork } from './auth-commands.js';
 
 /**
@@ -79,7 +80,7 @@ async function runAdmin(command: AdminCommand): Promise<void> {
     (error) => describeStoreFailure(command.store, error),
   );
   try {
-    const accounts = new AccountService(store);
+    const accounts = new AccountService(store, nowMicros);
     switch (command.command) {
       case 'store':
         await storeWork(command)(store);

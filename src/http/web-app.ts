@@ -106,14 +106,14 @@ export function registerWebApp(
   files: WebAppFiles,
   notFound: (request: FastifyRequest, reply: FastifyReply) => void,
 ): void {
-  const serve = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+  async function serve(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     const file = files.byPath.get(request.url.split('?', 1)[0] ?? '');
     if (file === undefined) {
       notFound(request, reply);
       return reply;
     }
     return sendWebFile(request, reply, file);
-  };
+  }
   app.get('/', serve);
   app.get('/sw.js', serve);
   app.get('/assets/*', serve);

@@ -7,7 +7,8 @@ import type { DraftsByKind, NamedKind, RecordsByKind, WriteOutcome } from '../do
 import type { Store, WriteTx } from '../store/store.js';
 import { applyEach } from './apply-each.js';
 import { withinQuota } from './storage-quota.js';
-import { DEFAULT_STORAGE_QUOTA, type StorageQuota } from '../domain/storage-quota.js';
+import type { StorageQuota } from '../domain/storage-quota.js';
+import type { Clock } from '../domain/time.js';
 import { writeOnce, type WriteRequest } from './idempotency.js';
 import { newRecordId } from './ids.js';
 import type { ImportChange } from './tasks.js';
@@ -33,7 +34,8 @@ const MERGE: {
 export class LabelService {
   constructor(
     private readonly store: Store,
-    private readonly quota: StorageQuota = DEFAULT_STORAGE_QUOTA,
+    private readonly quota: StorageQuota,
+    private readonly now: Clock,
   ) {}
 
   upsert<K extends NamedKind>(
@@ -43,7 +45,7 @@ export class LabelService {
     request: WriteRequest,
   ): Promise<WriteOutcome<K>> {
     return this.store.write(account.id, (tx) =>
-      writeOnce(tx, kind, request.idempotency, () =>
+      writeOnce(tx, kind, request.idempotency, this.now(), () =>
         withinQuota(tx, this.quota, async () => {
           const touched = new TouchedLabels<K>();
           const records = await applyEach(inputs, request.many, (input) => upsertOne(tx, kind, input, touched));

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   EXPORT_FORMATS,
   IMPORT_FORMATS,
@@ -59,7 +59,7 @@ async function readUpload(format: ImportFormat, body: unknown, zone: string): Pr
 export function registerPortabilityRoutes(scope: FastifyInstance, deps: WebAuthDeps): void {
   const { signIn, portability } = deps;
 
-  scope.get('/account/export', async (request, reply) => {
+  async function exportAccount(request: FastifyRequest, reply: FastifyReply) {
     const signedIn = await requireAccount(signIn, request);
     const format: ExportFormat = oneOf(fieldsOf(request.query)['format'] ?? 'json', EXPORT_FORMATS, 'format');
     const { account, data } = await portability.exportAccount(signedIn.username);
@@ -74,27 +74,25 @@ export function registerPortabilityRoutes(scope: FastifyInstance, deps: WebAuthD
       })
       .type(EXPORT_MEDIA_TYPES[format])
       .send(file);
-  });
+  }
+  scope.get('/account/export', exportAccount);
 
-  scope.post(
-    '/account/import',
-    { preHandler: guardForm(scope), bodyLimit: IMPORT_BODY_LIMIT_BYTES },
-    async (request, reply) => {
-      const account = await requireAccount(signIn, request);
-      const query = fieldsOf(request.query);
-      const format = oneOf(query['format'], IMPORT_FORMATS, 'format');
-      const dryRun = dryRunOf(query['dry_run']);
-      // Dates without a zone (all-day ones, floating times) are the account's local ones.
-      const data = await readUpload(format, request.body, account.timezone);
-      let report: ImportReport;
-      try {
-        report = await portability.importAccount(account.username, data, { dryRun });
-      } catch (error) {
-        // A refused record: which one of the file, which field and why, said for the person.
-        if (error instanceof AdminError) throw new AccountError('invalid', error.message);
-        throw error;
-      }
-      return sendAccountJson(reply, 200, renderImportReport(report));
-    },
-  );
+  async function importFile(request: FastifyRequest, reply: FastifyReply) {
+    const account = await requireAccount(signIn, request);
+    const query = fieldsOf(request.query);
+    const format = oneOf(query['format'], IMPORT_FORMATS, 'format');
+    const dryRun = dryRunOf(query['dry_run']);
+    // Dates without a zone (all-day ones, floating times) are the account's local ones.
+    const data = await readUpload(format, request.body, account.timezone);
+    let report: ImportReport;
+    try {
+      report = await portability.importAccount(account.username, data, { dryRun });
+    } catch (error) {
+      // A refused record: which one of the file, which field and why, said for the person.
+      if (error instanceof AdminError) throw new AccountError('invalid', error.message);
+      throw error;
+    }
+    return sendAccountJson(reply, 200, renderImportReport(report));
+  }
+  scope.post('/account/import', { preHandler: guardForm(scope), bodyLimit: IMPORT_BODY_LIMIT_BYTES }, importFile);
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fieldsOf, localPath } from './form.js';
 import { loginPage, signedInPage, signupPage } from './pages.js';
 import { clearSessionCookie, sessionIdOf, setSessionCookie, signedInAccount } from './session-cookie.js';
@@ -12,7 +12,7 @@ export function registerSignInRoutes(scope: FastifyInstance, deps: WebAuthDeps):
   const { signIn } = deps;
   // Without the web app there is nowhere else to go: the sign-in page then says who is signed in.
   const home = deps.webAppServed ? '/' : '/login';
-  scope.get('/login', async (request, reply) => {
+  async function loginPageAnswer(request: FastifyRequest, reply: FastifyReply) {
     const query = fieldsOf(request.query);
     const account = await signedInAccount(signIn, request);
     const csrf = reply.generateCsrf();
@@ -28,9 +28,10 @@ export function registerSignInRoutes(scope: FastifyInstance, deps: WebAuthDeps):
       200,
       loginPage({ csrf, next: localPath(query['next'], home), signupOpen: signIn.signupOpen }),
     );
-  });
+  }
+  scope.get('/login', loginPageAnswer);
 
-  scope.post('/login', { preHandler: guardForm(scope) }, async (request, reply) => {
+  async function logIn(request: FastifyRequest, reply: FastifyReply) {
     const form = fieldsOf(request.body);
     const next = localPath(form['next'], home);
     const username = form['username'] ?? '';
@@ -41,22 +42,25 @@ export function registerSignInRoutes(scope: FastifyInstance, deps: WebAuthDeps):
     }
     setSessionCookie(reply, result.sessionId);
     return reply.redirect(next, 303);
-  });
+  }
+  scope.post('/login', { preHandler: guardForm(scope) }, logIn);
 
-  scope.post('/logout', { preHandler: guardForm(scope) }, async (request, reply) => {
+  async function logOut(request: FastifyRequest, reply: FastifyReply) {
     await signIn.signOut(sessionIdOf(request));
     clearSessionCookie(reply);
     return reply.redirect('/login', 303);
-  });
+  }
+  scope.post('/logout', { preHandler: guardForm(scope) }, logOut);
 
   if (!signIn.signupOpen) return;
 
-  scope.get('/signup', async (request, reply) => {
+  async function signupPageAnswer(request: FastifyRequest, reply: FastifyReply) {
     const next = localPath(fieldsOf(request.query)['next'], home);
     return sendPage(reply, 200, signupPage({ csrf: reply.generateCsrf(), next }));
-  });
+  }
+  scope.get('/signup', signupPageAnswer);
 
-  scope.post('/signup', { preHandler: guardForm(scope) }, async (request, reply) => {
+  async function signUp(request: FastifyRequest, reply: FastifyReply) {
     const form = fieldsOf(request.body);
     const next = localPath(form['next'], home);
     const result = await signIn.signUp(form['username'] ?? '', form['password'] ?? '', 'UTC', request.ip);
@@ -64,5 +68,6 @@ export function registerSignInRoutes(scope: FastifyInstance, deps: WebAuthDeps):
       return sendPage(reply, 400, signupPage({ csrf: reply.generateCsrf(), next, message: result.message }));
     setSessionCookie(reply, result.sessionId);
     return reply.redirect(next, 303);
-  });
+  }
+  scope.post('/signup', { preHandler: guardForm(scope) }, signUp);
 }
