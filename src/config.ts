@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import path from 'node:path';
@@ -34,11 +35,18 @@ export interface ServeConfig {
   /** Plain HTTP (behind a TLS-terminating proxy); otherwise HTTPS. */
   readonly http: boolean;
   readonly tls: { readonly certFile: string; readonly keyFile: string } | null;
+  /**
+   * The peers (a proxy in front) whose X-Forwarded-Proto, -Host and -For are believed: addresses,
+   * CIDR ranges, or the names loopback, linklocal and uniquelocal. Empty: the headers are ignored.
+   */
+  readonly trustProxy: readonly string[];
   readonly maintenance: boolean;
   readonly retentionDays: number;
   /** The most records one account may keep (issue #16's cap, raised by an operator who needs more). */
   readonly maxRecords: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'silent';
+  /** How log lines are written; null: pretty on a terminal, JSON otherwise (service-log.ts). */
+  readonly logFormat: 'json' | 'pretty' | null;
   readonly synchronous: 'FULL' | 'NORMAL';
   /** Requests per second allowed per token; null: no limit. */
   readonly rateLimitPerSecond: number | null;
@@ -331,6 +339,32 @@ function formatOfFile(file: string): string {
   return format;
 }
 
+function logFormat(text: string | undefined): ServeConfig['logFormat'] {
+  return text === undefined ? null : oneOf(text, ['json', 'pretty'] as const, '--log-format');
+}
+
+/** The names of address ranges that `--trust-proxy` takes besides addresses and CIDR ranges. */
+const TRUSTED_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** `--trust-proxy 127.0.0.1,10.0.0.0/8` (or `loopback`): the peers whose forwarded headers count. */
+function trustedProxies(text: string | undefined): readonly string[] {
+  if (text === undefined || text === '' || text === 'off') return [];
+  return text.split(',').map((entry) => {
+    const item = entry.trim();
+    if (TRUSTED_RANGE_NAMES.includes(item)) return item;
+    const [address = '', prefix, ...rest] = item.split('/');
+    const family = isIP(address);
+    const bits = family === 4 ? 32 : 128;
+    const prefixFits = prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= bits);
+    if (family === 0 || !prefixFits || rest.length > 0) {
+      throw new ConfigError(
+        `--trust-proxy takes addresses or CIDR ranges, comma-separated (127.0.0.1,10.0.0.0/8), or ${TRUSTED_RANGE_NAMES.join(', ')}; got "${item}"`,
+      );
+    }
+    return item;
+  });
+}
+
 function metricsListener(given: GivenFlags, env: Env): ServeConfig['metrics'] {
   const port = setting(given, 'metrics-port', env);
   if (port === undefined || port === 'off') return null;
@@ -357,6 +391,7 @@ function serveConfig(given: GivenFlags, env: Env, debug: boolean): ServeConfig {
       certFile !== undefined && keyFile !== undefined
         ? { certFile: path.resolve(certFile), keyFile: path.resolve(keyFile) }
         : null,
+    trustProxy: trustedProxies(setting(given, 'trust-proxy', env)),
     maintenance: switchSetting(given, 'maintenance', env),
     retentionDays: wholeNumber(setting(given, 'retention', env) ?? '180', '--retention', 0, 36500),
     maxRecords: wholeNumber(
@@ -366,6 +401,7 @@ function serveConfig(given: GivenFlags, env: Env, debug: boolean): ServeConfig {
       1_000_000_000,
     ),
     logLevel: oneOf(setting(given, 'log-level', env) ?? 'info', LOG_LEVELS, '--log-level'),
+    logFormat: logFormat(setting(given, 'log-format', env)),
     synchronous: oneOf(
       (setting(given, 'synchronous', env) ?? 'FULL').toUpperCase(),
       ['FULL', 'NORMAL'] as const,

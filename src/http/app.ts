@@ -46,6 +46,11 @@ export interface AppDeps {
   readonly maxConnectionsPerAddress?: number;
   /** TLS key and certificate (PEM); null serves plain HTTP. */
   readonly tls?: { readonly key: string | Buffer; readonly cert: string | Buffer } | null;
+  /**
+   * The peers whose X-Forwarded-Proto, -Host and -For are believed (a TLS-ending proxy in front):
+   * addresses, CIDR ranges or proxy-addr's names (loopback, …). Absent or empty: none.
+   */
+  readonly trustProxy?: readonly string[];
   /** Sign-in pages and the OAuth 2 server (ACCOUNTS.md); absent: neither is served. */
   readonly webAuth?: boolean;
   /** The built web app served at `/` (docs/web.md); null or absent: not served. */
@@ -197,6 +202,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     exposeHeadRoutes: false,
     return503OnClosing: false,
     forceCloseConnections: 'idle',
+    // request.protocol, .host and .ip then read the forwarded headers, from these peers only.
+    trustProxy: deps.trustProxy !== undefined && deps.trustProxy.length > 0 ? [...deps.trustProxy] : false,
     bodyLimit: BODY_LIMIT_BYTES,
     requestTimeout: 30_000,
     keepAliveTimeout: 10_000,
