@@ -202,8 +202,8 @@ export const FLAGS = {
   format: {
     kind: 'string',
     placeholder: 'FORMAT',
-    description: 'json (lossless), ics (iCalendar VTODO) or todoist (import only: its backup zip)',
-    defaultText: 'export: json; import: by the file name (.json, .ics, .zip)',
+    description: "json (lossless), ics (iCalendar VTODO) or todoist (import only: its backup zip, or a project's CSV)",
+    defaultText: 'export: json; import: by the file name (.json, .ics, .zip or .csv)',
   },
   'dry-run': {
     kind: 'boolean',
@@ -472,7 +472,7 @@ export const COMMANDS = [
   {
     words: ['import'],
     args: ['<username>', '<file>'],
-    summary: 'import a file into an account: our JSON, iCalendar (.ics) or a Todoist backup (.zip)',
+    summary: "import a file into an account: our JSON, iCalendar (.ics), a Todoist backup (.zip) or project's CSV",
     group: 'data',
     flags: ['format', 'dry-run', ...STORE_FLAGS],
     notes: [

@@ -275,8 +275,8 @@ export class AccountApi {
   }
 
   /** Imports a file, or with `dryRun` only says what it would change. */
-  async importFile(file: Blob, format: ImportFormat, dryRun: boolean): Promise<ImportReport> {
-    const query = new URLSearchParams({ format, dry_run: dryRun ? '1' : '0' });
+  async importFile(file: Blob, name: string, format: ImportFormat, dryRun: boolean): Promise<ImportReport> {
+    const query = new URLSearchParams({ format, dry_run: dryRun ? '1' : '0', name });
     return readImportReport(
       await this.#send(`/account/import?${query.toString()}`, file, { 'Content-Type': 'application/octet-stream' }),
     );
