@@ -333,7 +333,10 @@ export const COMMANDS = [
     summary: "set an account's password; every session of the account ends",
     group: 'accounts',
     flags: ['password-stdin', ...STORE_FLAGS],
-    notes: ['The password is asked for at the terminal (not shown as typed), unless --password-stdin.'],
+    notes: [
+      'The password is asked for twice at the terminal (not shown as typed), unless --password-stdin;',
+      'when the two differ, nothing is changed.',
+    ],
   },
   {
     words: ['user', 'list'],
