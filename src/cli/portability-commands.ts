@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Command } from '../config.js';
+import type { Command } from '../config/command.js';
 import type { PortableAccount } from '../domain/portable.js';
 import { nowMicros } from '../domain/time.js';
 import { AdminError } from '../service/accounts.js';

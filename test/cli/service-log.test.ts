@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseCommand, type ServeConfig } from '../../src/config.js';
+import type { ServeConfig } from '../../src/config/command.js';
+import { parseCommand } from '../../src/config/parse.js';
 import { chosenLogFormat, prettyMessage } from '../../src/service-log.js';
 
 function serveConfig(argv: readonly string[], env: Record<string, string> = {}): ServeConfig {

@@ -15,7 +15,7 @@ import {
   type Task,
   type TaskWrite,
 } from '../../client/index.js';
-import type { ClientCommand } from '../../config.js';
+import type { ClientCommand } from '../../config/command.js';
 import { instantOfWallClock } from '../../domain/zone.js';
 import {
   credentialsFromTokens,
