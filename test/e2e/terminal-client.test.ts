@@ -317,7 +317,7 @@ describe('the terminal client against a real serve process', { timeout: E2E_TEST
     // Errors name the address; what is queued stays queued.
     const failed = await client(['sync']);
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toContain('2 queued changes stay queued for the next sync');
+    expect(failed.stderr).toContain('2 changes stay queued for the next sync');
     expect(failed.stderr).toMatch(
       new RegExp(`task-service: the service at ${server.origin} could not be reached \\(ECONNREFUSED\\)\\n$`),
     );

@@ -387,9 +387,7 @@ export async function runClientCommand(command: ClientCommand, output: Output): 
       } catch (error) {
         const left = (await readLocalCopy(dir, url)).queue.length;
         if (error instanceof ServiceUnreachable && left > 0)
-          output.tell(
-            `task-service: ${left} queued ${left === 1 ? 'change stays' : 'changes stay'} queued for the next sync`,
-          );
+          output.tell(`task-service: ${left} ${left === 1 ? 'change stays' : 'changes stay'} queued for the next sync`);
         throw error;
       }
       if (asJson) {
