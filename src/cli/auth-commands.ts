@@ -12,7 +12,7 @@ import { AccountAdmin } from '../service/account-admin.js';
 import { AdminError } from '../service/accounts.js';
 import { ClientAdmin } from '../service/clients.js';
 import type { Store } from '../store/store.js';
-import { passwordFromStdin, passwordFromTerminal } from './read-password.js';
+import { newPasswordFromTerminal, passwordFromStdin } from './read-password.js';
 
 function iso(micros: Micros | null, none: string): string {
   return micros === null ? none : new Date(millisFromMicros(micros)).toISOString();
@@ -44,9 +44,7 @@ export function storeWork(command: StoreCommand): (store: Store) => Promise<void
   }
   if (name === 'user passwd') {
     return async (store) => {
-      const password = flags.on('password-stdin')
-        ? await passwordFromStdin()
-        : await passwordFromTerminal('New password: ');
+      const password = flags.on('password-stdin') ? await passwordFromStdin() : await newPasswordFromTerminal();
       if (password === undefined)
         throw new AdminError('standard input is not a terminal: pass the password with --password-stdin');
       await new AccountAdmin(store, nowMicros).setPassword(arg, password);

@@ -62,10 +62,16 @@ function packageVersion(): string {
 async function requireStore(command: AdminCommand): Promise<boolean> {
   if (await storeExists(command.store)) return true;
   if (command.command === 'migrate') return false;
-  const flag = command.store.engine === 'sqlite' ? '--data-dir' : '--database-url';
+  // What to do first: on PostgreSQL the database is there and only lacks the tables.
+  if (command.store.engine === 'postgres') {
+    throw new StartupError(
+      `run "task-service migrate --database-url …" first (or start serve on it once): ` +
+        `${describeLocation(command.store)} has no task-service tables yet`,
+    );
+  }
   throw new StartupError(
     `no task-service store at ${describeLocation(command.store)}: run this from the folder serve runs in, ` +
-      `or give the ${flag} serve uses (serve, or migrate, makes the store)`,
+      `or give the --data-dir serve uses (serve, or migrate, makes the store)`,
   );
 }
 

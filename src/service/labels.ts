@@ -155,3 +155,22 @@ async function upsertOne<K extends NamedKind>(
   touched.saw(existing, saved);
   return saved;
 }
+
+/**
+ * The projects or contexts an import's tasks name (ICS, Todoist: by name, not id), each found
+ * live or made, as a task naming it would make it: made ones count as created, found ones as
+ * unchanged, so that the import's report counts them.
+ */
+export async function importLabelsByName(
+  tx: WriteTx,
+  kind: NamedKind,
+  names: readonly string[],
+): Promise<ImportChange[]> {
+  return applyEach(names, true, async (name): Promise<ImportChange> => {
+    if ((await tx.findLive(kind, name)) !== undefined) return 'unchanged';
+    await (kind === 'project'
+      ? tx.put('project', { id: newRecordId(), name, notes: '', archived: null, deleted: null })
+      : tx.put('context', { id: newRecordId(), name, deleted: null }));
+    return 'created';
+  });
+}

@@ -4,6 +4,9 @@ import { loginPage, signedInPage, signupPage } from './pages.js';
 import { clearSessionCookie, sessionIdOf, setSessionCookie, signedInAccount } from './session-cookie.js';
 import { guardForm, sendPage, type WebAuthDeps } from './page-reply.js';
 
+/** The query field by which the sign-in page says that its visitor has just signed out. */
+const SIGNED_OUT = 'signed_out';
+
 /** The same message for an unknown name, a wrong password and a throttled try (ACCOUNTS.md 2). */
 const WRONG = 'wrong username or password';
 
@@ -26,7 +29,12 @@ export function registerSignInRoutes(scope: FastifyInstance, deps: WebAuthDeps):
     return sendPage(
       reply,
       200,
-      loginPage({ csrf, next: localPath(query['next'], home), signupOpen: signIn.signupOpen }),
+      loginPage({
+        csrf,
+        next: localPath(query['next'], home),
+        signupOpen: signIn.signupOpen,
+        ...(query[SIGNED_OUT] === undefined ? {} : { note: 'You are signed out.' }),
+      }),
     );
   }
   scope.get('/login', loginPageAnswer);
@@ -48,7 +56,7 @@ export function registerSignInRoutes(scope: FastifyInstance, deps: WebAuthDeps):
   async function logOut(request: FastifyRequest, reply: FastifyReply) {
     await signIn.signOut(sessionIdOf(request));
     clearSessionCookie(reply);
-    return reply.redirect('/login', 303);
+    return reply.redirect(`/login?${SIGNED_OUT}=1`, 303);
   }
   scope.post('/logout', { preHandler: guardForm(scope) }, logOut);
 
