@@ -83,8 +83,8 @@ export const LAYERS = [
   {
     name: 'http',
     files: ['src/http/**'],
-    may: ['src/http/**', 'src/service/**', 'src/domain/**', 'src/config/startup-error.ts'],
-    packages: [NODE, 'fastify', '@fastify/*', 'pino', 'prom-client', 'selfsigned', 'zod'],
+    may: ['src/http/**', 'src/service/**', 'src/domain/**', 'src/config/startup-error.ts', 'src/config/command.ts'],
+    packages: [NODE, 'fastify', '@fastify/*', 'pino', 'pino-pretty', 'prom-client', 'selfsigned', 'zod'],
     why: 'http/ talks to the services only, never to the store',
   },
   {
@@ -129,7 +129,7 @@ export const LAYERS = [
     name: 'terminal client',
     files: ['src/cli/client/**'],
     may: ['src/cli/client/**', 'src/client/**', 'src/config/command.ts'],
-    packages: [NODE],
+    packages: [NODE, 'zod'],
     why: 'the terminal client is a client: the SDK, nothing of the server',
   },
   {

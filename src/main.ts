@@ -14,7 +14,7 @@ import { ServiceMetrics } from './http/metrics/metrics.js';
 import { listenForMetrics } from './http/metrics/server.js';
 import { Readiness } from './http/readiness.js';
 import { checkPortFree } from './http/port-check.js';
-import { chosenLogFormat, serviceLogger } from './service-log.js';
+import { chosenLogFormat, serviceLogger } from './http/service-log.js';
 import { storeUsageReader } from './store/usage.js';
 
 /** Where `npm run build` puts the web app: dist/web, beside this file's dist/src. */

@@ -85,6 +85,28 @@ function pad(value: number, digits = 2): string {
   return String(value).padStart(digits, '0');
 }
 
+/**
+ * The instant a calendar date `YYYY-MM-DD` begins in `zone`: its 00:00:00 there, found from the
+ * zone's offset at a first guess and corrected once for an offset that changed in between.
+ */
+export function startOfDayIn(calendarDate: string, zone: string): Date {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(calendarDate);
+  if (match === null) throw new Error(`not a calendar date: ${calendarDate}`);
+  const midnight = utcOfWallClock({
+    year: Number(match[1]),
+    month: Number(match[2]),
+    day: Number(match[3]),
+    hour: 0,
+    minute: 0,
+    second: 0,
+  });
+  let instant = midnight;
+  for (let pass = 0; pass < 2; pass += 1) {
+    instant = midnight - (utcOfWallClock(wallClockIn(new Date(instant), zone)) - instant);
+  }
+  return new Date(instant);
+}
+
 /** `YYYY-MM-DD` of the wall clock in `zone` at `date`. */
 export function calendarDateIn(date: Date, zone: string): string {
   const clock = wallClockIn(date, zone);

@@ -24,6 +24,7 @@ import { syncPages, type SyncPage } from './sync.js';
 import { Transport, type TransportOptions } from './transport.js';
 
 export { TaskServiceError } from './errors.js';
+export { BOXES, type Box } from './records.js';
 export {
   AccountClient,
   AccountError,
@@ -39,7 +40,7 @@ export {
   type SignedIn,
   type TokenRequest,
 } from './account.js';
-export { calendarDateIn, formatWireDate, parseWireDate, wallClockIn } from './dates.js';
+export { CALENDAR_DATE, calendarDateIn, formatWireDate, parseWireDate, startOfDayIn, wallClockIn } from './dates.js';
 export { unescapeHtml } from './escape.js';
 export {
   authorizationUrl,

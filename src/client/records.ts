@@ -12,6 +12,10 @@ import type { WireContext, WireProject, WireSettings, WireTask } from '../http/w
 import { formatWireDate, parseWireDate } from './dates.js';
 import { unescapeHtml } from './escape.js';
 
+/** The GTD boxes a task's `attribute` names (API.md 4.1); test/client holds it to the server's list. */
+export const BOXES = ['inbox', 'next', 'plan', 'noplan', 'waiting'] as const satisfies readonly WireTask['attribute'][];
+export type Box = (typeof BOXES)[number];
+
 /** The date-time fields of each answer; the test suite checks them against the real answers. */
 export const DATE_FIELDS = {
   task: ['start_at', 'end_at', 'completed', 'trashed', 'deleted', 'created', 'updated'],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ServeConfig } from '../../src/config/command.js';
 import { parseCommand } from '../../src/config/parse.js';
-import { chosenLogFormat, prettyMessage } from '../../src/service-log.js';
+import { chosenLogFormat, prettyMessage } from '../../src/http/service-log.js';
 
 function serveConfig(argv: readonly string[], env: Record<string, string> = {}): ServeConfig {
   const command = parseCommand(['serve', ...argv], env);

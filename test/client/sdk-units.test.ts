@@ -4,7 +4,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { calendarDateIn, formatWireDate, parseWireDate, unescapeHtml } from '../../src/client/index.js';
+import {
+  BOXES,
+  calendarDateIn,
+  formatWireDate,
+  parseWireDate,
+  startOfDayIn,
+  unescapeHtml,
+} from '../../src/client/index.js';
+import { ATTRIBUTES } from '../../src/domain/task.js';
 import { ACCOUNT_DATE_FIELDS } from '../../src/client/account.js';
 import { DATE_FIELDS } from '../../src/client/records.js';
 import { retryAfterMs } from '../../src/client/transport.js';
@@ -25,6 +33,18 @@ function dateFieldsOf(shape: z.ZodObject): string[] {
 }
 
 describe('the SDK units', () => {
+  it("lists the service's boxes", () => {
+    expect([...BOXES]).toEqual([...ATTRIBUTES]);
+  });
+
+  it('finds where a calendar date begins in a zone, across a change of offset', () => {
+    expect(startOfDayIn('2026-11-23', 'Europe/Berlin').toISOString()).toBe('2026-11-22T23:00:00.000Z');
+    expect(startOfDayIn('2026-03-29', 'Europe/Berlin').toISOString()).toBe('2026-03-28T23:00:00.000Z');
+    expect(startOfDayIn('2026-03-30', 'Europe/Berlin').toISOString()).toBe('2026-03-29T22:00:00.000Z');
+    expect(startOfDayIn('2026-07-01', 'America/Sao_Paulo').toISOString()).toBe('2026-07-01T03:00:00.000Z');
+    expect(() => startOfDayIn('2026-7-1', 'UTC')).toThrow();
+  });
+
   it('parses exactly the date-time fields of each answer shape', () => {
     expect([...DATE_FIELDS.task].sort()).toEqual(dateFieldsOf(wireTask).sort());
     expect([...DATE_FIELDS.project].sort()).toEqual(dateFieldsOf(wireProject).sort());

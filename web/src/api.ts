@@ -7,6 +7,8 @@
  */
 import {
   AccountError,
+  BOXES,
+  type Box,
   TaskServiceClient,
   TaskServiceError,
   type Context as SdkContext,
@@ -18,8 +20,7 @@ import {
 
 export { TaskServiceError } from '../../src/client/index.js';
 
-export type Box = 'inbox' | 'next' | 'plan' | 'noplan' | 'waiting';
-export const BOXES: readonly Box[] = ['inbox', 'next', 'plan', 'noplan', 'waiting'];
+export { BOXES, type Box };
 
 export interface Task {
   readonly id: string;

@@ -4,19 +4,20 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
+  CALENDAR_DATE,
   calendarDateIn,
   formatWireDate,
   OAuthRefusal,
   parseQuickAdd,
   quickAddTask,
   revokeToken,
+  startOfDayIn,
   TaskServiceClient,
   TaskServiceError,
   type Task,
   type TaskWrite,
 } from '../../client/index.js';
 import type { ClientCommand } from '../../config/command.js';
-import { instantOfWallClock } from '../../domain/zone.js';
 import {
   credentialsFromTokens,
   renewedIfDue,
@@ -191,16 +192,8 @@ function addition(id: string, made: TaskWrite): QueuedWrite['write'] {
 
 /** How the copy shows a task of this client's, queued, until the service has answered for it. */
 function queuedTask(write: QueuedWrite['write'], zone: string, title: string): KeptTask {
-  const day = /^(\d{4})-(\d\d)-(\d\d)$/.exec(write.start_at ?? '');
-  const start =
-    day === null
-      ? null
-      : new Date(
-          instantOfWallClock(
-            { year: Number(day[1]), month: Number(day[2]), day: Number(day[3]), hour: 0, minute: 0, second: 0 },
-            zone,
-          ) / 1000,
-        );
+  const day = write.start_at ?? '';
+  const start = CALENDAR_DATE.test(day) ? startOfDayIn(day, zone) : null;
   return {
     id: write.id,
     title,

@@ -6,8 +6,7 @@
  * queue is). Everything the client shows without the service comes from here.
  */
 import { z } from 'zod';
-import { TaskServiceError, type Task, type TaskServiceClient, type TaskWrite } from '../../client/index.js';
-import { ATTRIBUTES } from '../../domain/task.js';
+import { BOXES, TaskServiceError, type Task, type TaskServiceClient, type TaskWrite } from '../../client/index.js';
 import { LOCAL_COPY_FILE, readJsonFile, writeJsonFile } from './files.js';
 
 /** The fields of a task the client lists, filters and prints: the SDK's Task has them all. */
@@ -37,7 +36,7 @@ const keptTaskSchema = z.object({
   id: z.string(),
   title: z.string(),
   rev: z.number(),
-  attribute: z.enum(ATTRIBUTES),
+  attribute: z.enum(BOXES),
   all_day: z.boolean(),
   start_at: instant.nullable(),
   end_at: instant.nullable(),
@@ -59,7 +58,7 @@ const queuedWriteSchema = z.object({
   write: z.object({
     id: z.string(),
     title: z.string().optional(),
-    attribute: z.enum(ATTRIBUTES).optional(),
+    attribute: z.enum(BOXES).optional(),
     all_day: z.boolean().optional(),
     start_at: z.string().optional(),
     completed: z.string().optional(),

@@ -4,7 +4,7 @@
  * both; only how it is written differs.
  */
 import pino, { type Logger } from 'pino';
-import type { ServeConfig } from './config/command.js';
+import type { ServeConfig } from '../config/command.js';
 
 export type LogFormat = 'json' | 'pretty';
 
