@@ -1,0 +1,88 @@
+/**
+ * The one place WebDAV answers are written as XML. Text is escaped here, always: a child that is
+ * a string is text, and markup can only come from `element`, so no caller can pass raw XML on.
+ */
+
+export const NS = {
+  dav: 'DAV:',
+  caldav: 'urn:ietf:params:xml:ns:caldav',
+  calendarServer: 'http://calendarserver.org/ns/',
+  apple: 'http://apple.com/ns/ical/',
+} as const;
+
+/** Prefixes declared once on the root of every answer. */
+const PREFIXES: ReadonlyMap<string, string> = new Map([
+  [NS.dav, 'd'],
+  [NS.caldav, 'c'],
+  [NS.calendarServer, 'cs'],
+  [NS.apple, 'a'],
+]);
+
+export const ROOT_NAMESPACES = [...PREFIXES].map(([uri, prefix]) => ` xmlns:${prefix}="${uri}"`).join('');
+
+/** A namespaced XML name. */
+export interface QName {
+  readonly ns: string;
+  readonly name: string;
+}
+
+/** Written XML: made by `element` only. */
+export class Markup {
+  private constructor(readonly xml: string) {}
+
+  static of(xml: string): Markup {
+    return new Markup(xml);
+  }
+}
+
+export type XmlChild = Markup | string;
+
+const XML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
+
+export function escapeXml(text: string): string {
+  return text.replace(/[&<>"]/g, (character) => XML_ESCAPES[character] ?? character);
+}
+
+/** XML 1.0 cannot carry these characters at all, escaped or not. */
+// eslint-disable-next-line no-control-regex -- these control characters are exactly what is matched
+const NOT_XML_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g;
+
+function textOf(child: XmlChild): string {
+  return child instanceof Markup ? child.xml : escapeXml(child.replace(NOT_XML_CHARACTERS, '\uFFFD'));
+}
+
+/** A name of ours is written with its declared prefix; any other with a declaration of its own. */
+function tagOf(name: QName): { readonly open: string; readonly close: string } {
+  const prefix = PREFIXES.get(name.ns);
+  if (prefix !== undefined) return { open: `${prefix}:${name.name}`, close: `${prefix}:${name.name}` };
+  const local = /^[A-Za-z_][A-Za-z0-9._-]*$/.test(name.name) ? name.name : '_';
+  return name.ns === ''
+    ? { open: `${local} xmlns=""`, close: local }
+    : { open: `x:${local} xmlns:x="${escapeXml(name.ns)}"`, close: `x:${local}` };
+}
+
+export function element(name: QName, ...children: readonly XmlChild[]): Markup {
+  const tag = tagOf(name);
+  if (children.length === 0) return Markup.of(`<${tag.open}/>`);
+  return Markup.of(`<${tag.open}>${children.map(textOf).join('')}</${tag.close}>`);
+}
+
+export const dav = (name: string, ...children: readonly XmlChild[]): Markup =>
+  element({ ns: NS.dav, name }, ...children);
+export const caldav = (name: string, ...children: readonly XmlChild[]): Markup =>
+  element({ ns: NS.caldav, name }, ...children);
+
+/** The XML declaration and a root element that declares every prefix of ours. */
+export function documentStart(root: QName): string {
+  const tag = tagOf(root);
+  return `<?xml version="1.0" encoding="utf-8"?>\n<${tag.open}${ROOT_NAMESPACES}>`;
+}
+
+export function documentEnd(root: QName): string {
+  return `</${tagOf(root).close}>\n`;
+}
+
+/** A whole document of one root element. */
+export function xmlDocument(root: QName, ...children: readonly XmlChild[]): string {
+  return `${documentStart(root)}${children.map(textOf).join('')}${documentEnd(root)}`;
+}
