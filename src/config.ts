@@ -44,6 +44,8 @@ export interface ServeConfig {
   readonly rateLimitPerSecond: number | null;
   /** Anyone may create an account from the sign-in page. */
   readonly signup: boolean;
+  /** CalDAV at /dav/ (CALDAV.md); `--no-caldav` turns it off. */
+  readonly caldav: boolean;
   /** Where `GET /metrics` is served; null: not at all. */
   readonly metrics: { readonly host: string; readonly port: number } | null;
   /** Seconds between SIGTERM (when /readyz turns 503) and closing the listener. */
@@ -373,6 +375,7 @@ function serveConfig(given: GivenFlags, env: Env, debug: boolean): ServeConfig {
     ),
     rateLimitPerSecond: rateLimit(setting(given, 'rate-limit', env)),
     signup: switchSetting(given, 'signup', env),
+    caldav: !switchSetting(given, 'no-caldav', env),
     metrics: metricsListener(given, env),
     drainDelaySeconds: wholeNumber(setting(given, 'drain-delay', env) ?? '0', '--drain-delay', 0, 3600),
   };

@@ -62,6 +62,7 @@ export async function serve(config: ServeConfig): Promise<void> {
     rateLimitPerSecond: config.rateLimitPerSecond,
     tls: tls?.material ?? null,
     webAuth: true,
+    caldav: config.caldav,
   });
 
   const purge = async (): Promise<void> => {

@@ -28,6 +28,7 @@ import { registerWebApp, type WebAppFiles } from './web-app.js';
 import { registerMetricsHooks } from './metrics/hooks.js';
 import type { Refusal, ServiceMetrics } from './metrics/metrics.js';
 import type { Readiness } from './readiness.js';
+import { registerCalDav } from '../dav/plugin.js';
 
 export interface AppDeps {
   readonly services: Services;
@@ -50,6 +51,8 @@ export interface AppDeps {
   readonly webAuth?: boolean;
   /** The built web app served at `/` (docs/web.md); null or absent: not served. */
   readonly webApp?: WebAppFiles | null;
+  /** CalDAV at /dav/ (CALDAV.md): true serves it, false answers its paths 404; absent: not registered. */
+  readonly caldav?: boolean;
   /** Figures for `GET /metrics` (served on a port of its own); absent: nothing is counted. */
   readonly metrics?: ServiceMetrics;
   /** Draining turns `GET /readyz` to 503; absent: ready while the store answers. */
@@ -175,9 +178,10 @@ function loggedPath(request: FastifyRequest): string {
   return path.length <= LOGGED_PATH_CHARS ? path : `${path.slice(0, LOGGED_PATH_CHARS)}…`;
 }
 
-/** Answers of the API hold an account's data: no cache on the way may keep them. */
+/** Answers of the API and of CalDAV hold an account's data: no cache on the way may keep them. */
 function markUncacheable(request: FastifyRequest, reply: FastifyReply): void {
-  if (rawPath(request).startsWith('/v1')) void reply.header('cache-control', 'no-store');
+  const path = rawPath(request);
+  if (path.startsWith('/v1') || path.startsWith('/dav')) void reply.header('cache-control', 'no-store');
 }
 
 function sendError(request: FastifyRequest, reply: FastifyReply, error: WireError): void {
@@ -339,6 +343,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     streams: new ListStreams(deps.streamLimits ?? DEFAULT_STREAM_LIMITS),
   };
   eachResource(deps.resources ?? RECORD_RESOURCES, (resource) => registerRecordRoutes(app, recordDeps, resource));
+
+  if (deps.caldav !== undefined) {
+    await registerCalDav(app, {
+      services: deps.services,
+      gate: {
+        accounts: deps.services.accounts,
+        signIn: deps.services.signIn,
+        admit: gate.limiter === null ? null : (token) => gate.limiter?.admit(token) ?? true,
+      },
+      log: deps.log,
+      enabled: deps.caldav,
+    });
+  }
 
   if (deps.webAuth === true) {
     registerWebAuth(app, {

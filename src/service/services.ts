@@ -2,6 +2,7 @@ import { DEFAULT_STORAGE_QUOTA, type StorageQuota } from '../domain/storage-quot
 import type { Store } from '../store/store.js';
 import { AccountAccessService } from './account-access.js';
 import { AccountService } from './accounts.js';
+import { CalendarService } from './calendars.js';
 import { LabelService } from './labels.js';
 import { ListingService } from './listing.js';
 import { SettingsService } from './settings.js';
@@ -15,6 +16,8 @@ export interface Services {
   readonly accounts: AccountService;
   readonly listing: ListingService;
   readonly tasks: TaskService;
+  /** CalDAV's tasks and collections (CALDAV.md), over the same rules as `tasks` and `labels`. */
+  readonly calendars: CalendarService;
   readonly labels: LabelService;
   readonly settings: SettingsService;
   readonly signIn: SignInService;
@@ -34,9 +37,11 @@ export interface ServiceOptions {
 }
 
 export function buildServices(store: Store, options: ServiceOptions = {}): Services {
+  const listing = new ListingService(store);
   return {
     accounts: new AccountService(store),
-    listing: new ListingService(store),
+    listing,
+    calendars: new CalendarService(store, listing, options.storageQuota),
     tasks: new TaskService(store, options.storageQuota),
     labels: new LabelService(store, options.storageQuota),
     settings: new SettingsService(store),

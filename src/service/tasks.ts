@@ -36,7 +36,8 @@ export class TaskService {
   }
 }
 
-async function upsertOne(tx: WriteTx, zone: string, input: TaskInput): Promise<Task> {
+/** One task created or changed by the rules of `upsert`, in the caller's transaction (CalDAV's too). */
+export async function upsertOne(tx: WriteTx, zone: string, input: TaskInput): Promise<Task> {
   const { draft } = await draftOf(tx, zone, input);
   return tx.put('task', draft);
 }

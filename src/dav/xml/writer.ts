@@ -26,14 +26,20 @@ export interface QName {
   readonly name: string;
 }
 
+/** Only this module holds it, so only this module makes Markup. */
+const WRITER = Symbol('xml writer');
+
 /** Written XML: made by `element` only. */
 export class Markup {
-  private constructor(readonly xml: string) {}
-
-  static of(xml: string): Markup {
-    return new Markup(xml);
+  constructor(
+    made: typeof WRITER,
+    readonly xml: string,
+  ) {
+    if (made !== WRITER) throw new Error('XML is written by xml/writer.ts only');
   }
 }
+
+const markup = (xml: string): Markup => new Markup(WRITER, xml);
 
 export type XmlChild = Markup | string;
 
@@ -62,9 +68,21 @@ function tagOf(name: QName): { readonly open: string; readonly close: string } {
 }
 
 export function element(name: QName, ...children: readonly XmlChild[]): Markup {
+  return elementWith(name, {}, ...children);
+}
+
+/** An element with attributes (CalDAV's `<c:comp name="VTODO"/>`), their values escaped. */
+export function elementWith(
+  name: QName,
+  attributes: Readonly<Record<string, string>>,
+  ...children: readonly XmlChild[]
+): Markup {
   const tag = tagOf(name);
-  if (children.length === 0) return Markup.of(`<${tag.open}/>`);
-  return Markup.of(`<${tag.open}>${children.map(textOf).join('')}</${tag.close}>`);
+  const written = Object.entries(attributes)
+    .map(([attribute, value]) => ` ${attribute}="${escapeXml(value)}"`)
+    .join('');
+  if (children.length === 0) return markup(`<${tag.open}${written}/>`);
+  return markup(`<${tag.open}${written}>${children.map(textOf).join('')}</${tag.close}>`);
 }
 
 export const dav = (name: string, ...children: readonly XmlChild[]): Markup =>

@@ -1,0 +1,62 @@
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Account } from '../domain/account.js';
+import type { Services } from '../service/services.js';
+import { DavError } from './errors.js';
+import { documentEnd, documentStart, type Markup, type QName } from './xml/writer.js';
+
+/** What every CalDAV handler works with: the account, what it may do, the request and the reply. */
+export interface DavContext {
+  readonly services: Services;
+  readonly account: Account;
+  readonly writable: boolean;
+  readonly request: FastifyRequest;
+  readonly reply: FastifyReply;
+}
+
+export const XML_CONTENT_TYPE = 'application/xml; charset=utf-8';
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The request body as text: bytes as sent, no content coding, valid UTF-8, else 415 or 400. */
+export function bodyText(request: FastifyRequest): string {
+  const encoding = (request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  if (encoding !== 'identity' && encoding !== '')
+    throw new DavError(415, `a CalDAV body is sent without a content coding (not ${encoding})`);
+  const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+  try {
+    return strictUtf8.decode(raw);
+  } catch {
+    throw DavError.badRequest('the body is not UTF-8');
+  }
+}
+
+/** Sends a whole XML document. */
+export function sendXml(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.code(status).header('content-type', XML_CONTENT_TYPE).send(body);
+}
+
+/**
+ * Sends a multistatus whose responses are made while it is sent: a collection of 100,000 tasks
+ * is written in bounded memory, one batch of the store at a time, and a client that goes away
+ * ends the reading (the generator's `finally` closes the store's snapshot).
+ */
+export function sendStreamed(reply: FastifyReply, root: QName, responses: AsyncIterable<Markup>): FastifyReply {
+  async function* document(): AsyncGenerator<string> {
+    yield documentStart(root);
+    let chunk = '';
+    for await (const response of responses) {
+      chunk += response.xml;
+      // Chunks of some 64 KB: few writes, little held at once.
+      if (chunk.length >= 65_536) {
+        yield chunk;
+        chunk = '';
+      }
+    }
+    yield `${chunk}${documentEnd(root)}`;
+  }
+  return reply
+    .code(207)
+    .header('content-type', XML_CONTENT_TYPE)
+    .send(Readable.from(document(), { objectMode: false }));
+}

@@ -1,0 +1,140 @@
+import { collectionOf, resourceNameOf, sameCollection, type CollectionId } from '../domain/calendar.js';
+import type { Task } from '../domain/task.js';
+import { sendStreamed, type DavContext } from './context.js';
+import { DavError } from './errors.js';
+import { passesEveryTask, passesFilter } from './filters.js';
+import { keyOf, MULTISTATUS, propertiesResponse, statusResponse } from './multistatus.js';
+import { collectionHref, collectionOfSegment, objectHref, pathOfHref, targetOf, type DavTarget } from './paths.js';
+import { objectProperties } from './properties.js';
+import { collectionView, tasksOf } from './propfind.js';
+import { calendarDataOf, calendarOf } from './render.js';
+import type { PropertyRequest, Report } from './requests.js';
+import { revOfSyncToken, syncTokenOf } from './tokens.js';
+import { calendarText } from '../service/formats/vtodo.js';
+import { dav, NS, type Markup } from './xml/writer.js';
+
+const CALENDAR_DATA = keyOf({ ns: NS.caldav, name: 'calendar-data' });
+
+function wantsCalendarData(request: PropertyRequest): boolean {
+  return request.kind === 'prop' && request.names.some((name) => keyOf(name) === CALENDAR_DATA);
+}
+
+/** One task's response, its calendar-data made once (and as asked) when it was asked for. */
+function taskResponse(
+  context: DavContext,
+  collection: CollectionId,
+  task: Task,
+  request: PropertyRequest,
+  made?: string,
+): Markup {
+  const zone = context.account.timezone;
+  const calendarData = (): string =>
+    made ?? calendarDataOf(task, zone, request.kind === 'prop' ? request.calendarData : undefined);
+  const href = objectHref(context.account.username, collection, resourceNameOf(task));
+  return propertiesResponse(href, objectProperties(task, calendarData), request);
+}
+
+function invalidSyncToken(): DavError {
+  return DavError.forbidden('the sync token is not one of this server, or has expired: sync again from the start', {
+    ns: NS.dav,
+    name: 'valid-sync-token',
+  });
+}
+
+async function* calendarQuery(
+  context: DavContext,
+  collection: CollectionId,
+  report: Extract<Report, { kind: 'calendar-query' }>,
+): AsyncGenerator<Markup> {
+  const zone = context.account.timezone;
+  const everyTask = passesEveryTask(report.filter);
+  const data = report.properties.kind === 'prop' ? report.properties.calendarData : undefined;
+  for await (const task of tasksOf(context, collection)) {
+    if (everyTask) {
+      yield taskResponse(context, collection, task, report.properties);
+      continue;
+    }
+    const calendar = calendarOf(task, zone);
+    if (!passesFilter(report.filter, calendar, task, zone)) continue;
+    // The calendar just read is the one served, unless a selection or expansion was asked for.
+    const made = data === undefined && wantsCalendarData(report.properties) ? calendarText(calendar) : undefined;
+    yield taskResponse(context, collection, task, report.properties, made);
+  }
+}
+
+async function* multiget(
+  context: DavContext,
+  hrefs: readonly string[],
+  properties: PropertyRequest,
+): AsyncGenerator<Markup> {
+  const { account, services } = context;
+  for (const href of hrefs) {
+    const path = pathOfHref(href);
+    const target: DavTarget = path === undefined ? { kind: 'unknown' } : targetOf(path);
+    if (target.kind !== 'object' || target.username !== account.username) {
+      yield statusResponse(href, '404 Not Found');
+      continue;
+    }
+    const collection = collectionOfSegment(target.segment);
+    const task = await services.calendars.find(account.id, collection, target.name);
+    yield task === undefined
+      ? statusResponse(href, '404 Not Found')
+      : taskResponse(context, collection, task, properties);
+  }
+}
+
+/**
+ * RFC 6578 on the /v1 cursor: the changes since the token, in commit order. A task now in the
+ * collection is a response with its properties; any other changed task (deleted, trashed, moved
+ * away, or of another collection) is a 404 response, which a client that never had it ignores.
+ */
+async function* syncCollection(
+  context: DavContext,
+  collection: CollectionId,
+  report: Extract<Report, { kind: 'sync-collection' }>,
+): AsyncGenerator<Markup> {
+  const { account, services } = context;
+  const afterRev = report.syncToken === '' ? undefined : revOfSyncToken(report.syncToken);
+  if (report.syncToken !== '' && afterRev === undefined) throw invalidSyncToken();
+  // A token older than the purge horizon is refused here (DomainError cursor_expired: 403 valid-sync-token).
+  const listing = await services.listing.open(account.id, 'task', {
+    ...(afterRev === undefined ? {} : { afterRev }),
+    ...(report.limit === undefined ? {} : { limit: report.limit }),
+  });
+  try {
+    // A token past the account's head was made by another store (a restore, another server).
+    if (afterRev !== undefined && afterRev > listing.head.rev) throw invalidSyncToken();
+    for await (const batch of listing.batches()) {
+      for (const task of batch) {
+        const where = collectionOf(task);
+        if (where !== undefined && sameCollection(where, collection))
+          yield taskResponse(context, collection, task, report.properties);
+        else if (afterRev !== undefined)
+          yield statusResponse(objectHref(account.username, collection, resourceNameOf(task)), '404 Not Found');
+      }
+    }
+    if (listing.hasMore) yield statusResponse(collectionHref(account.username, collection), '507 Insufficient Storage');
+    yield dav('sync-token', syncTokenOf(listing.cursorRev));
+  } finally {
+    await listing.close();
+  }
+}
+
+export async function report(context: DavContext, target: DavTarget, body: Report) {
+  if (target.kind !== 'collection')
+    throw DavError.forbidden('reports are served on a task collection', { ns: NS.dav, name: 'supported-report' });
+  const view = await collectionView(context, target.segment);
+  const responses =
+    body.kind === 'calendar-query'
+      ? calendarQuery(context, view.id, body)
+      : body.kind === 'calendar-multiget'
+        ? multiget(context, body.hrefs, body.properties)
+        : syncCollection(context, view.id, body);
+  // The first response is made before anything is sent: an invalid token is a 403, not a cut stream.
+  const first = await responses.next();
+  const all = async function* (): AsyncGenerator<Markup> {
+    if (first.done !== true) yield first.value;
+    yield* { [Symbol.asyncIterator]: () => responses };
+  };
+  return sendStreamed(context.reply, MULTISTATUS, all());
+}
