@@ -1,13 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import type { ServeConfig } from './config.js';
+import type { ServeConfig } from './config/command.js';
 import { MICROS_PER_DAY, nowMicros } from './domain/time.js';
 import { buildApp } from './http/app.js';
 import { IDEMPOTENCY_WINDOW_MICROS } from './service/idempotency.js';
 import { buildServices } from './service/services.js';
 import { DEFAULT_STORAGE_QUOTA } from './domain/storage-quota.js';
 import { addressesServed, loadTls } from './http/tls-files.js';
-import { describeListenFailure, describeStoreFailure, explained } from './startup-failure.js';
+import { describeListenFailure, describeStoreFailure, explained } from './config/startup-failure.js';
 import { requireWritableDataFolder } from './store/data-folder.js';
 import { openMigrated } from './store/open.js';
 import { loadWebApp } from './http/web-app.js';

@@ -1,11 +1,12 @@
 /**
  * The commands of sign-in and OAuth (ACCOUNTS.md): `user passwd|enable|list`, `client
- * add|list|remove`, `token list` and `token revoke --id|--name`. config.ts has checked their
+ * add|list|remove`, `token list` and `token revoke --id|--name`. config/parse.ts has checked their
  * flags and the count of their arguments. Output is tab-separated, one record a line, never a
  * secret except the one `client add` makes.
  */
 
-import { ConfigError, type StoreCommand } from '../config.js';
+import type { StoreCommand } from '../config/command.js';
+import { ConfigError } from '../config/config-error.js';
 import { millisFromMicros, type Micros } from '../domain/time.js';
 import { AccountAdmin } from '../service/account-admin.js';
 import { AdminError } from '../service/accounts.js';

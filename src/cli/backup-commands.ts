@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { StoreLocation } from '../config.js';
+import type { StoreLocation } from '../config/store-location.js';
 import { AdminError } from '../service/accounts.js';
 import { backupStore, restoreStore, type SqliteFiles } from '../service/backups.js';
 import { SQLITE_FILE_NAME } from '../store/open.js';

@@ -1,12 +1,5 @@
-import {
-  COMMAND_GROUPS,
-  COMMANDS,
-  COMMON_FLAGS,
-  FLAGS,
-  type CommandSpec,
-  type FlagName,
-  type FlagSpec,
-} from '../config-flags.js';
+import { COMMAND_GROUPS, COMMANDS, COMMON_FLAGS, type CommandSpec } from '../config/commands.js';
+import { FLAGS, type FlagName, type FlagSpec } from '../config/flags.js';
 
 /** The command and its arguments, as the overview's first column and the usage line show them. */
 function synopsis(spec: CommandSpec): string {

@@ -2,10 +2,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, parseCommand, type Command, type TokenSource } from '../config.js';
+import type { Command, TokenSource } from '../config/command.js';
+import { ConfigError } from '../config/config-error.js';
+import { parseCommand } from '../config/parse.js';
 import { AccountService, AdminError } from '../service/accounts.js';
-import { StartupError } from '../startup-error.js';
-import { describeStoreFailure, explained } from '../startup-failure.js';
+import { StartupError } from '../config/startup-error.js';
+import { describeStoreFailure, explained } from '../config/startup-failure.js';
 import { describeLocation, storeExists } from '../store/exists.js';
 import { openMigrated } from '../store/open.js';
 import { UsernameTakenError } from '../domain/errors.js';

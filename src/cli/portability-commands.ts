@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { Command } from '../config.js';
+import type { Command } from '../config/command.js';
 import type { PortableAccount } from '../domain/portable.js';
 import { nowMicros } from '../domain/time.js';
 import { AdminError } from '../service/accounts.js';

@@ -11,6 +11,7 @@ import { propfind } from './propfind.js';
 import { report } from './report.js';
 import { mkcolOf, propfindOf, proppatchOf, reportOf, xmlBody } from './requests.js';
 import { XML_CONTENT_TYPE } from './context.js';
+import { WireError } from '../http/wire/errors.js';
 
 /** The methods of WebDAV and CalDAV that node parses and fastify must be told of. */
 const DAV_METHODS = ['PROPFIND', 'PROPPATCH', 'REPORT', 'MKCALENDAR', 'MKCOL', 'MOVE', 'COPY', 'LOCK', 'UNLOCK'];
@@ -94,6 +95,16 @@ async function handle(deps: DavDeps, request: FastifyRequest, reply: FastifyRepl
   throw DavError.methodNotAllowed(allowedOn(target));
 }
 
+/** The app's own refusals before a CalDAV handler ran: the body limit, the load shedder, the rate limit. */
+function refusalOf(error: unknown): DavError | undefined {
+  if (typeof error === 'object' && error !== null && 'code' in error && error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return new DavError(413, 'a CalDAV body is at most 1 MiB');
+  if (error instanceof WireError && error.retcode === 'E503')
+    return new DavError(503, 'the server is busy: try again in a moment', undefined, { 'retry-after': '1' });
+  if (error instanceof WireError && error.retcode === 'E006') return new DavError(413, 'a CalDAV body is at most 1 MiB');
+  return undefined;
+}
+
 function sendDavError(reply: FastifyReply, error: DavError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
   return reply.code(error.status).header('content-type', XML_CONTENT_TYPE).send(errorBody(error));
@@ -107,11 +118,7 @@ export async function registerCalDav(app: FastifyInstance, deps: DavDeps): Promi
   for (const method of DAV_METHODS) app.addHttpMethod(method, { hasBody: true });
   await app.register(async (scope) => {
     scope.setErrorHandler((error, request, reply) => {
-      const known =
-        davErrorOf(error) ??
-        (typeof error === 'object' && error !== null && 'code' in error && error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-          ? new DavError(413, 'a CalDAV body is at most 1 MiB')
-          : undefined);
+      const known = davErrorOf(error) ?? refusalOf(error);
       if (known === undefined) deps.log.error({ err: error, path: pathOf(request).slice(0, 256) }, 'unexpected error');
       return sendDavError(reply, known ?? new DavError(500, 'internal error'));
     });

@@ -4,7 +4,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { StartupError } from '../startup-error.js';
+import { StartupError } from '../config/startup-error.js';
 
 export interface TlsMaterial {
   readonly key: string;

@@ -1,6 +1,6 @@
 import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { StartupError } from '../startup-error.js';
+import { StartupError } from '../config/startup-error.js';
 
 /** The embedded store's file in the data folder. */
 export const SQLITE_FILE_NAME = 'tasks.sqlite';

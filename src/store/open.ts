@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { StoreLocation } from '../config.js';
+import type { StoreLocation } from '../config/store-location.js';
 import { prepareDataFolder, SQLITE_FILE_NAME } from './data-folder.js';
 import type { Store } from './store.js';
 

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import type { StoreLocation } from '../config.js';
+import type { StoreLocation } from '../config/store-location.js';
 import { SQLITE_FILE_NAME } from './open.js';
 import type { Store } from './store.js';
 

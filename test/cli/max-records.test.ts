@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseCommand } from '../../src/config.js';
+import { ConfigError } from '../../src/config/config-error.js';
+import { parseCommand } from '../../src/config/parse.js';
 import { DEFAULT_STORAGE_QUOTA } from '../../src/domain/storage-quota.js';
 
 describe('serve --max-records', () => {

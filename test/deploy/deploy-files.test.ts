@@ -9,7 +9,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FLAGS, type FlagSpec } from '../../src/config-flags.js';
+import { FLAGS, type FlagSpec } from '../../src/config/flags.js';
 import { REPO_ROOT } from '../e2e/support/processes.js';
 
 const DEPLOY = path.join(REPO_ROOT, 'deploy');

@@ -12,7 +12,7 @@ import {
   TaskServiceError,
   type Task,
 } from '../../client/index.js';
-import type { ClientCommand } from '../../config.js';
+import type { ClientCommand } from '../../config/command.js';
 import {
   credentialsFromTokens,
   renewedIfDue,

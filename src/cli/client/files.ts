@@ -1,6 +1,6 @@
 /**
  * The terminal client's files in the user's config folder (`$XDG_CONFIG_HOME/task-service`, else
- * `~/.config/task-service`): the credentials and the local copy with its sync cursor (config.ts finds the folder). The folder
+ * `~/.config/task-service`): the credentials and the local copy with its sync cursor (config/parse.ts finds the folder). The folder
  * is private (0700) and each file readable by its owner only (0600): the token is a password.
  */
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-import type { ClientCommand } from '../../config.js';
+import type { ClientCommand } from '../../config/command.js';
 import { clientFailure, runClientCommand } from './commands.js';
 
 /** Runs a client command as the process: its output on stdout, failures on stderr with exit 1 or 2. */

@@ -1,4 +1,4 @@
-import type { StoreLocation } from './config.js';
+import type { StoreLocation } from './store-location.js';
 import { StartupError } from './startup-error.js';
 
 /** The error and its causes, outermost first. */
