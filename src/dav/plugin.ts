@@ -101,7 +101,8 @@ function refusalOf(error: unknown): DavError | undefined {
     return new DavError(413, 'a CalDAV body is at most 1 MiB');
   if (error instanceof WireError && error.retcode === 'E503')
     return new DavError(503, 'the server is busy: try again in a moment', undefined, { 'retry-after': '1' });
-  if (error instanceof WireError && error.retcode === 'E006') return new DavError(413, 'a CalDAV body is at most 1 MiB');
+  if (error instanceof WireError && error.retcode === 'E006')
+    return new DavError(413, 'a CalDAV body is at most 1 MiB');
   return undefined;
 }
 

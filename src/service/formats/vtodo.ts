@@ -404,12 +404,13 @@ function keptOf(todo: ICAL.Component, task: PortableTask, input: VtodoInput, whe
   }
   const inner = todo.getAllSubcomponents();
   if (caldav) {
+    // A component is kept whole or not at all, its lines unfolded as every kept line is.
     for (const component of inner) {
-      const lines = component.toString().split(/\r?\n/);
-      const before = icalExtras;
-      for (const line of lines) keep(line, component.name.toUpperCase());
-      // A component is kept whole or not at all.
-      if (icalExtrasProblem(icalExtras) !== undefined) icalExtras = before;
+      const lines = component.toString().replace(/\r?\n[ \t]/g, '');
+      const longer = `${icalExtras}${lines.replace(/\r?\n/g, '\r\n')}\r\n`;
+      const problem = icalExtrasProblem(longer);
+      if (problem === undefined) icalExtras = longer;
+      else notKept.push(`${where}: ${component.name.toUpperCase()} not kept (${problem})`);
     }
   } else if (inner.length > 0) {
     const names = inner.map((component) => component.name.toUpperCase());
