@@ -241,7 +241,9 @@ export class CalendarService {
           0,
         );
         checkTexts(read.task);
-        if (read.task.icalExtras.length > TASK_LIMITS.icalExtrasMax) throw invalid('ical_extras', 'too long');
+        // Kept whole or refused: a client's property is never dropped without a word.
+        const [notKept] = read.notKept;
+        if (notKept !== undefined) throw new CalendarDataError('valid-calendar-object-resource', notKept);
         const task = await upsertOne(tx, zone, inputOf(read.task, collection, read.namedBox, existing));
         return { created: current === undefined, task, asSent: storedAsSent(task, read.task) };
       }),

@@ -340,6 +340,8 @@ export interface ReadTodo {
   /** Whether the VTODO named the box (X-TASK-SERVICE-BOX in CalDAV): else /v1's default holds. */
   readonly namedBox: boolean;
   readonly unmapped: string[];
+  /** What did not fit the bound of kept content (also among `unmapped`): CalDAV refuses such a VTODO. */
+  readonly notKept: readonly string[];
 }
 
 /** How a VTODO is read: the dialect, and in CalDAV the id the server chose and the resource name. */
@@ -492,5 +494,6 @@ export function readTodo(todo: ICAL.Component, input: VtodoInput, index: number)
     uid,
     namedBox: box !== undefined,
     unmapped: [...kept.notKept, ...unmapped],
+    notKept: kept.notKept,
   };
 }
