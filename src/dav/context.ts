@@ -36,27 +36,50 @@ export function sendXml(reply: FastifyReply, status: number, body: string): Fast
   return reply.code(status).header('content-type', XML_CONTENT_TYPE).send(body);
 }
 
+/** Answers up to this size are made whole and sent at once; larger ones stream. */
+const WHOLE_ANSWER_CHARS = 256 * 1024;
+
+/** Chunks of a streamed answer: few writes, little held at once. */
+const STREAM_CHUNK_CHARS = 64 * 1024;
+
 /**
- * Sends a multistatus whose responses are made while it is sent: a collection of 100,000 tasks
- * is written in bounded memory, one batch of the store at a time, and a client that goes away
- * ends the reading (the generator's `finally` closes the store's snapshot).
+ * Sends a multistatus whose responses are made while it is sent. A small answer is made whole and
+ * sent as one string; a large one (a collection of 100,000 tasks) streams in bounded memory, one
+ * batch of the store at a time, and a client that goes away ends the reading (the generator's
+ * `finally` closes the store's snapshot).
  */
-export function sendStreamed(reply: FastifyReply, root: QName, responses: AsyncIterable<Markup>): FastifyReply {
-  async function* document(): AsyncGenerator<string> {
-    yield documentStart(root);
-    let chunk = '';
-    for await (const response of responses) {
-      chunk += response.xml;
-      // Chunks of some 64 KB: few writes, little held at once.
-      if (chunk.length >= 65_536) {
+export async function sendMultistatus(
+  reply: FastifyReply,
+  root: QName,
+  responses: AsyncIterator<Markup>,
+): Promise<FastifyReply> {
+  let head = documentStart(root);
+  for (;;) {
+    const next = await responses.next();
+    if (next.done === true) {
+      return reply
+        .code(207)
+        .header('content-type', XML_CONTENT_TYPE)
+        .send(`${head}${documentEnd(root)}`);
+    }
+    head += next.value.xml;
+    if (head.length >= WHOLE_ANSWER_CHARS) break;
+  }
+  async function* rest(): AsyncGenerator<string> {
+    let chunk = head;
+    for (;;) {
+      const next = await responses.next();
+      if (next.done === true) break;
+      chunk += next.value.xml;
+      if (chunk.length >= STREAM_CHUNK_CHARS) {
         yield chunk;
         chunk = '';
       }
     }
     yield `${chunk}${documentEnd(root)}`;
   }
-  return reply
-    .code(207)
-    .header('content-type', XML_CONTENT_TYPE)
-    .send(Readable.from(document(), { objectMode: false }));
+  const stream = Readable.from(rest(), { objectMode: false });
+  // A client gone before the end: the generator's `finally` blocks close what it holds.
+  stream.once('close', () => void responses.return?.());
+  return reply.code(207).header('content-type', XML_CONTENT_TYPE).send(stream);
 }

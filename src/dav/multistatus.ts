@@ -1,8 +1,11 @@
 import type { PropertyRequest } from './requests.js';
-import { dav, element, Markup, NS, type QName, type XmlChild } from './xml/writer.js';
+import { dav, element, elementOf, joined, Markup, NS, type QName, type XmlChild } from './xml/writer.js';
 
-/** A resource's properties: each a function giving its value, so only those asked for are made. */
-export type PropertyTable = ReadonlyMap<string, () => readonly XmlChild[]>;
+/**
+ * A kind of resource's properties: each a function of the resource giving its value, so only
+ * those asked for are made, and the table is made once for every resource of the kind.
+ */
+export type PropertyTable<T> = ReadonlyMap<string, (item: T) => readonly XmlChild[]>;
 
 export function keyOf(name: QName): string {
   return `${name.ns}\n${name.name}`;
@@ -24,26 +27,55 @@ function propstat(status: string, properties: readonly Markup[]): Markup {
   return dav('propstat', dav('prop', ...properties), dav('status', `HTTP/1.1 ${status}`));
 }
 
-/** One `response` of a multistatus: the properties found (200) and those not (404). */
-export function propertiesResponse(href: string, table: PropertyTable, request: PropertyRequest): Markup {
-  const found: Markup[] = [];
+/** What a request asks of a table: the properties found, in order, and those the table lacks. */
+function plan<T>(table: PropertyTable<T>, request: PropertyRequest) {
+  const found: {
+    readonly write: (children: readonly XmlChild[]) => Markup;
+    readonly value: (item: T) => readonly XmlChild[];
+  }[] = [];
   const missing: Markup[] = [];
-  if (request.kind === 'propname') {
-    for (const key of table.keys()) found.push(element(nameOfKey(key)));
-  } else if (request.kind === 'allprop') {
-    for (const [key, value] of table) if (!NOT_IN_ALLPROP.has(key)) found.push(element(nameOfKey(key), ...value()));
-  } else {
-    for (const name of request.names) {
-      const value = table.get(keyOf(name));
-      if (value === undefined) missing.push(element(name));
-      else found.push(element(name, ...value()));
-    }
+  const names: QName[] =
+    request.kind === 'prop'
+      ? [...request.names]
+      : [...table.keys()].filter((key) => request.kind === 'propname' || !NOT_IN_ALLPROP.has(key)).map(nameOfKey);
+  for (const name of names) {
+    const value = table.get(keyOf(name));
+    if (value === undefined) missing.push(element(name));
+    else found.push({ write: elementOf(name), value: request.kind === 'propname' ? () => [] : value });
   }
-  const stats = [
-    ...(found.length > 0 || missing.length === 0 ? [propstat('200 OK', found)] : []),
-    ...(missing.length > 0 ? [propstat('404 Not Found', missing)] : []),
-  ];
-  return dav('response', dav('href', href), ...stats);
+  return { found, missing };
+}
+
+/**
+ * Writes the `response` of each resource of one kind to one request: what the request asks is
+ * worked out once, and each resource costs only its values.
+ */
+export function responder<T>(table: PropertyTable<T>, request: PropertyRequest): (href: string, item: T) => Markup {
+  const { found, missing } = plan(table, request);
+  const missingStat = missing.length > 0 ? [propstat('404 Not Found', missing)] : [];
+  const foundShown = found.length > 0 || missing.length === 0;
+  const okStatus = dav('status', 'HTTP/1.1 200 OK');
+  const writeHref = elementOf({ ns: NS.dav, name: 'href' });
+  const writeProp = elementOf({ ns: NS.dav, name: 'prop' });
+  const writePropstat = elementOf({ ns: NS.dav, name: 'propstat' });
+  const writeResponse = elementOf({ ns: NS.dav, name: 'response' });
+  return (href, item) => {
+    const properties = found.map((property) => property.write(property.value(item)));
+    const stats = foundShown
+      ? [writePropstat([writeProp([joined(properties)]), okStatus]), ...missingStat]
+      : missingStat;
+    return writeResponse([writeHref([href]), ...stats]);
+  };
+}
+
+/** One `response` of a multistatus: the properties found (200) and those not (404). */
+export function propertiesResponse<T>(
+  href: string,
+  table: PropertyTable<T>,
+  item: T,
+  request: PropertyRequest,
+): Markup {
+  return responder(table, request)(href, item);
 }
 
 /** A `response` that only has a status: a multiget href not found, a sync deletion. */

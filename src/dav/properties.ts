@@ -6,14 +6,14 @@ import { homeHref, principalHref } from './paths.js';
 import { etagOf, syncTokenOf } from './tokens.js';
 import { caldav, dav, elementWith, NS, type QName, type XmlChild } from './xml/writer.js';
 
-/** The properties of each kind of resource (CALDAV.md section 1). */
+/** The properties of each kind of resource (CALDAV.md section 1), each table made once. */
 
-type Entry = readonly [QName, () => readonly XmlChild[]];
+type Entry<T> = readonly [QName, (item: T) => readonly XmlChild[]];
 
 const d = (name: string): QName => ({ ns: NS.dav, name });
 const c = (name: string): QName => ({ ns: NS.caldav, name });
 
-function table(entries: readonly Entry[]): PropertyTable {
+function table<T>(entries: readonly Entry<T>[]): PropertyTable<T> {
   return new Map(entries.map(([name, value]) => [keyOf(name), value]));
 }
 
@@ -25,36 +25,38 @@ function privileges(writable: boolean): XmlChild[] {
   return names.map((name) => dav('privilege', dav(name)));
 }
 
-function principalEntries(account: Account): Entry[] {
-  return [
-    [d('current-user-principal'), () => [dav('href', principalHref(account.username))]],
-    [d('principal-URL'), () => [dav('href', principalHref(account.username))]],
-    [c('calendar-home-set'), () => [dav('href', homeHref(account.username))]],
-  ];
+/** What the account's own resources are shown for: the account, and whether its token may write. */
+export interface Viewer {
+  readonly account: Account;
+  readonly writable: boolean;
 }
 
-export function rootProperties(account: Account): PropertyTable {
-  return table([[d('resourcetype'), () => [dav('collection')]], ...principalEntries(account).slice(0, 1)]);
-}
+const userPrincipal: Entry<Viewer> = [
+  d('current-user-principal'),
+  ({ account }) => [dav('href', principalHref(account.username))],
+];
 
-export function principalProperties(account: Account): PropertyTable {
-  return table([
-    [d('resourcetype'), () => [dav('principal')]],
-    [d('displayname'), () => [account.nickname === '' ? account.username : account.nickname]],
-    ...principalEntries(account),
-    [c('calendar-user-address-set'), () => []],
-  ]);
-}
+export const ROOT_PROPERTIES: PropertyTable<Viewer> = table<Viewer>([
+  [d('resourcetype'), () => [dav('collection')]],
+  userPrincipal,
+]);
 
-export function homeProperties(account: Account, writable: boolean): PropertyTable {
-  return table([
-    [d('resourcetype'), () => [dav('collection')]],
-    [d('displayname'), () => [account.username]],
-    [d('owner'), () => [dav('href', principalHref(account.username))]],
-    [d('current-user-principal'), () => [dav('href', principalHref(account.username))]],
-    [d('current-user-privilege-set'), () => privileges(writable)],
-  ]);
-}
+export const PRINCIPAL_PROPERTIES: PropertyTable<Viewer> = table<Viewer>([
+  [d('resourcetype'), () => [dav('principal')]],
+  [d('displayname'), ({ account }) => [account.nickname === '' ? account.username : account.nickname]],
+  userPrincipal,
+  [d('principal-URL'), ({ account }) => [dav('href', principalHref(account.username))]],
+  [c('calendar-home-set'), ({ account }) => [dav('href', homeHref(account.username))]],
+  [c('calendar-user-address-set'), () => []],
+]);
+
+export const HOME_PROPERTIES: PropertyTable<Viewer> = table<Viewer>([
+  [d('resourcetype'), () => [dav('collection')]],
+  [d('displayname'), ({ account }) => [account.username]],
+  [d('owner'), ({ account }) => [dav('href', principalHref(account.username))]],
+  userPrincipal,
+  [d('current-user-privilege-set'), ({ writable }) => privileges(writable)],
+]);
 
 /** A collection as CalDAV shows it: the inbox or a project. */
 export interface CollectionView {
@@ -65,38 +67,42 @@ export interface CollectionView {
   readonly headRev: number;
 }
 
-export function collectionProperties(account: Account, view: CollectionView, writable: boolean): PropertyTable {
-  const token = syncTokenOf(view.headRev);
-  const entries: Entry[] = [
-    [d('resourcetype'), () => [dav('collection'), caldav('calendar')]],
-    [d('displayname'), () => [view.displayName]],
-    [c('supported-calendar-component-set'), () => [elementWith(c('comp'), { name: 'VTODO' })]],
-    [
-      d('supported-report-set'),
-      () =>
-        ['calendar-query', 'calendar-multiget']
-          .map((name) => dav('supported-report', dav('report', caldav(name))))
-          .concat(dav('supported-report', dav('report', dav('sync-collection')))),
-    ],
-    [d('sync-token'), () => [token]],
-    [{ ns: NS.calendarServer, name: 'getctag' }, () => [token]],
-    [d('getetag'), () => [etagOf(view.headRev)]],
-    [d('current-user-privilege-set'), () => privileges(writable)],
-    [d('owner'), () => [dav('href', principalHref(account.username))]],
-    [d('current-user-principal'), () => [dav('href', principalHref(account.username))]],
-  ];
-  if (view.color !== null) entries.push([{ ns: NS.apple, name: 'calendar-color' }, () => [view.color ?? '']]);
-  return table(entries);
+export interface CollectionItem extends Viewer {
+  readonly view: CollectionView;
 }
+
+const SUPPORTED_REPORTS = [c('calendar-query'), c('calendar-multiget'), d('sync-collection')];
+
+export const COLLECTION_PROPERTIES: PropertyTable<CollectionItem> = table<CollectionItem>([
+  [d('resourcetype'), () => [dav('collection'), caldav('calendar')]],
+  [d('displayname'), ({ view }) => [view.displayName]],
+  [c('supported-calendar-component-set'), () => [elementWith(c('comp'), { name: 'VTODO' })]],
+  [
+    d('supported-report-set'),
+    () => SUPPORTED_REPORTS.map((name) => dav('supported-report', dav('report', elementWith(name, {})))),
+  ],
+  [d('sync-token'), ({ view }) => [syncTokenOf(view.headRev)]],
+  [{ ns: NS.calendarServer, name: 'getctag' }, ({ view }) => [syncTokenOf(view.headRev)]],
+  [d('getetag'), ({ view }) => [etagOf(view.headRev)]],
+  [d('current-user-privilege-set'), ({ writable }) => privileges(writable)],
+  [d('owner'), ({ account }) => [dav('href', principalHref(account.username))]],
+  userPrincipal,
+]);
 
 export const ICS_CONTENT_TYPE = 'text/calendar; charset=utf-8; component=VTODO';
 
-export function objectProperties(task: Task, calendarData: () => string): PropertyTable {
-  return table([
-    [d('resourcetype'), () => []],
-    [d('getetag'), () => [etagOf(task.rev)]],
-    [d('getcontenttype'), () => [ICS_CONTENT_TYPE]],
-    [d('getlastmodified'), () => [new Date(Math.floor(task.updated / 1000)).toUTCString()]],
-    [c('calendar-data'), () => [calendarData()]],
-  ]);
+/** A task's resource: the task, and its calendar-data, made only when asked for. */
+export interface ObjectItem {
+  readonly task: Task;
+  readonly calendarData: () => string;
 }
+
+const HTTP_DATE = (updated: number): string => new Date(Math.floor(updated / 1000)).toUTCString();
+
+export const OBJECT_PROPERTIES: PropertyTable<ObjectItem> = table<ObjectItem>([
+  [d('resourcetype'), () => []],
+  [d('getetag'), ({ task }) => [etagOf(task.rev)]],
+  [d('getcontenttype'), () => [ICS_CONTENT_TYPE]],
+  [d('getlastmodified'), ({ task }) => [HTTP_DATE(task.updated)]],
+  [c('calendar-data'), ({ calendarData }) => [calendarData()]],
+]);

@@ -1,9 +1,10 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { collectionOf, resourceNameOf, sameCollection, type CollectionId } from '../domain/calendar.js';
 import type { Project } from '../domain/label.js';
 import type { Task } from '../domain/task.js';
-import { sendStreamed, type DavContext } from './context.js';
+import { sendMultistatus, type DavContext } from './context.js';
 import { DavError } from './errors.js';
-import { MULTISTATUS, propertiesResponse } from './multistatus.js';
+import { MULTISTATUS, propertiesResponse, responder } from './multistatus.js';
 import {
   collectionHref,
   collectionOfSegment,
@@ -14,11 +15,11 @@ import {
   type DavTarget,
 } from './paths.js';
 import {
-  collectionProperties,
-  homeProperties,
-  objectProperties,
-  principalProperties,
-  rootProperties,
+  COLLECTION_PROPERTIES,
+  HOME_PROPERTIES,
+  OBJECT_PROPERTIES,
+  PRINCIPAL_PROPERTIES,
+  ROOT_PROPERTIES,
   type CollectionView,
 } from './properties.js';
 import { icsOf } from './render.js';
@@ -59,6 +60,8 @@ export async function* tasksOf(context: DavContext, collection: CollectionId): A
   const listing = await context.services.listing.open(context.account.id, 'task', {});
   try {
     for await (const batch of listing.batches()) {
+      // Other requests get their turn between batches: SQLite reads without waiting for anything.
+      await nextTurn();
       for (const task of batch) {
         const where = collectionOf(task);
         if (where !== undefined && sameCollection(where, collection)) yield task;
@@ -69,18 +72,20 @@ export async function* tasksOf(context: DavContext, collection: CollectionId): A
   }
 }
 
-export function objectResponse(
+/** Writes the response of each task of one collection to one request (its plan made once). */
+export function objectResponder(
   context: DavContext,
   collection: CollectionId,
-  task: Task,
   request: PropertyRequest,
-): Markup {
-  const href = objectHref(context.account.username, collection, resourceNameOf(task));
-  return propertiesResponse(
-    href,
-    objectProperties(task, () => icsOf(task, context.account.timezone)),
-    request,
-  );
+  calendarData: (task: Task) => string = (task) => icsOf(task, context.account.timezone),
+): (task: Task, made?: string) => Markup {
+  const respond = responder(OBJECT_PROPERTIES, request);
+  const { username } = context.account;
+  return (task, made) =>
+    respond(objectHref(username, collection, resourceNameOf(task)), {
+      task,
+      calendarData: () => made ?? calendarData(task),
+    });
 }
 
 /** The depth of a PROPFIND: 0 or 1; `infinity` is refused, and an absent header counts as 0. */
@@ -99,49 +104,44 @@ function depthOf(context: DavContext): 0 | 1 {
 
 export async function propfind(context: DavContext, target: DavTarget, properties: PropertyRequest) {
   const depth = depthOf(context);
-  const { account, writable } = context;
+  const { account } = context;
+  const viewer = { account, writable: context.writable };
   const responses = async function* (): AsyncGenerator<Markup> {
     switch (target.kind) {
       case 'root':
-        yield propertiesResponse(DAV_ROOT, rootProperties(account), properties);
+        yield propertiesResponse(DAV_ROOT, ROOT_PROPERTIES, viewer, properties);
         return;
       case 'principal':
-        yield propertiesResponse(principalHref(account.username), principalProperties(account), properties);
+        yield propertiesResponse(principalHref(account.username), PRINCIPAL_PROPERTIES, viewer, properties);
         return;
       case 'home': {
-        yield propertiesResponse(homeHref(account.username), homeProperties(account, writable), properties);
+        yield propertiesResponse(homeHref(account.username), HOME_PROPERTIES, viewer, properties);
         if (depth === 0) return;
-        for (const view of await allCollectionViews(context)) {
-          const href = collectionHref(account.username, view.id);
-          yield propertiesResponse(href, collectionProperties(account, view, writable), properties);
-        }
+        const respond = responder(COLLECTION_PROPERTIES, properties);
+        for (const view of await allCollectionViews(context))
+          yield respond(collectionHref(account.username, view.id), { ...viewer, view });
         return;
       }
       case 'collection': {
         const view = await collectionView(context, target.segment);
         const href = collectionHref(account.username, view.id);
-        yield propertiesResponse(href, collectionProperties(account, view, writable), properties);
+        yield propertiesResponse(href, COLLECTION_PROPERTIES, { ...viewer, view }, properties);
         if (depth === 0) return;
-        for await (const task of tasksOf(context, view.id)) yield objectResponse(context, view.id, task, properties);
+        const respond = objectResponder(context, view.id, properties);
+        for await (const task of tasksOf(context, view.id)) yield respond(task);
         return;
       }
       case 'object': {
         const collection = collectionOfSegment(target.segment);
         const task = await context.services.calendars.find(account.id, collection, target.name);
         if (task === undefined) throw DavError.notFound();
-        yield objectResponse(context, collection, task, properties);
+        yield objectResponder(context, collection, properties)(task);
         return;
       }
       case 'unknown':
         throw DavError.notFound();
     }
   };
-  // The first response is made before anything is sent, so that a 404 is a 404, not a cut stream.
-  const iterator = responses();
-  const first = await iterator.next();
-  const rest = async function* (): AsyncGenerator<Markup> {
-    if (first.done !== true) yield first.value;
-    yield* { [Symbol.asyncIterator]: () => iterator };
-  };
-  return sendStreamed(context.reply, MULTISTATUS, rest());
+  // Nothing is sent before the first responses are made: a 404 is a 404, not a cut stream.
+  return sendMultistatus(context.reply, MULTISTATUS, responses());
 }

@@ -1,12 +1,11 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { collectionOf, resourceNameOf, sameCollection, type CollectionId } from '../domain/calendar.js';
-import type { Task } from '../domain/task.js';
-import { sendStreamed, type DavContext } from './context.js';
+import { sendMultistatus, type DavContext } from './context.js';
 import { DavError } from './errors.js';
 import { passesEveryTask, passesFilter } from './filters.js';
-import { keyOf, MULTISTATUS, propertiesResponse, statusResponse } from './multistatus.js';
+import { keyOf, MULTISTATUS, statusResponse } from './multistatus.js';
 import { collectionHref, collectionOfSegment, objectHref, pathOfHref, targetOf, type DavTarget } from './paths.js';
-import { objectProperties } from './properties.js';
-import { collectionView, tasksOf } from './propfind.js';
+import { collectionView, objectResponder, tasksOf } from './propfind.js';
 import { calendarDataOf, calendarOf } from './render.js';
 import type { PropertyRequest, Report } from './requests.js';
 import { revOfSyncToken, syncTokenOf } from './tokens.js';
@@ -19,19 +18,11 @@ function wantsCalendarData(request: PropertyRequest): boolean {
   return request.kind === 'prop' && request.names.some((name) => keyOf(name) === CALENDAR_DATA);
 }
 
-/** One task's response, its calendar-data made once (and as asked) when it was asked for. */
-function taskResponse(
-  context: DavContext,
-  collection: CollectionId,
-  task: Task,
-  request: PropertyRequest,
-  made?: string,
-): Markup {
+/** Writes each task's response, its calendar-data made (as asked) only when it was asked for. */
+function taskResponder(context: DavContext, collection: CollectionId, request: PropertyRequest) {
   const zone = context.account.timezone;
-  const calendarData = (): string =>
-    made ?? calendarDataOf(task, zone, request.kind === 'prop' ? request.calendarData : undefined);
-  const href = objectHref(context.account.username, collection, resourceNameOf(task));
-  return propertiesResponse(href, objectProperties(task, calendarData), request);
+  const asked = request.kind === 'prop' ? request.calendarData : undefined;
+  return objectResponder(context, collection, request, (task) => calendarDataOf(task, zone, asked));
 }
 
 function invalidSyncToken(): DavError {
@@ -49,16 +40,17 @@ async function* calendarQuery(
   const zone = context.account.timezone;
   const everyTask = passesEveryTask(report.filter);
   const data = report.properties.kind === 'prop' ? report.properties.calendarData : undefined;
+  const respond = taskResponder(context, collection, report.properties);
   for await (const task of tasksOf(context, collection)) {
     if (everyTask) {
-      yield taskResponse(context, collection, task, report.properties);
+      yield respond(task);
       continue;
     }
     const calendar = calendarOf(task, zone);
     if (!passesFilter(report.filter, calendar, task, zone)) continue;
     // The calendar just read is the one served, unless a selection or expansion was asked for.
     const made = data === undefined && wantsCalendarData(report.properties) ? calendarText(calendar) : undefined;
-    yield taskResponse(context, collection, task, report.properties, made);
+    yield respond(task, made);
   }
 }
 
@@ -68,6 +60,7 @@ async function* multiget(
   properties: PropertyRequest,
 ): AsyncGenerator<Markup> {
   const { account, services } = context;
+  const responders = new Map<string, ReturnType<typeof taskResponder>>();
   for (const href of hrefs) {
     const path = pathOfHref(href);
     const target: DavTarget = path === undefined ? { kind: 'unknown' } : targetOf(path);
@@ -77,9 +70,16 @@ async function* multiget(
     }
     const collection = collectionOfSegment(target.segment);
     const task = await services.calendars.find(account.id, collection, target.name);
-    yield task === undefined
-      ? statusResponse(href, '404 Not Found')
-      : taskResponse(context, collection, task, properties);
+    if (task === undefined) {
+      yield statusResponse(href, '404 Not Found');
+      continue;
+    }
+    let respond = responders.get(target.segment);
+    if (respond === undefined) {
+      respond = taskResponder(context, collection, properties);
+      responders.set(target.segment, respond);
+    }
+    yield respond(task);
   }
 }
 
@@ -104,11 +104,13 @@ async function* syncCollection(
   try {
     // A token past the account's head was made by another store (a restore, another server).
     if (afterRev !== undefined && afterRev > listing.head.rev) throw invalidSyncToken();
+    const respond = taskResponder(context, collection, report.properties);
     for await (const batch of listing.batches()) {
+      // Other requests get their turn between batches: SQLite reads without waiting for anything.
+      await nextTurn();
       for (const task of batch) {
         const where = collectionOf(task);
-        if (where !== undefined && sameCollection(where, collection))
-          yield taskResponse(context, collection, task, report.properties);
+        if (where !== undefined && sameCollection(where, collection)) yield respond(task);
         else if (afterRev !== undefined)
           yield statusResponse(objectHref(account.username, collection, resourceNameOf(task)), '404 Not Found');
       }
@@ -130,11 +132,6 @@ export async function report(context: DavContext, target: DavTarget, body: Repor
       : body.kind === 'calendar-multiget'
         ? multiget(context, body.hrefs, body.properties)
         : syncCollection(context, view.id, body);
-  // The first response is made before anything is sent: an invalid token is a 403, not a cut stream.
-  const first = await responses.next();
-  const all = async function* (): AsyncGenerator<Markup> {
-    if (first.done !== true) yield first.value;
-    yield* { [Symbol.asyncIterator]: () => responses };
-  };
-  return sendStreamed(context.reply, MULTISTATUS, all());
+  // Nothing is sent before the first responses are made: an invalid token is a 403, not a cut stream.
+  return sendMultistatus(context.reply, MULTISTATUS, responses);
 }

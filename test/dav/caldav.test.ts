@@ -522,6 +522,31 @@ describe.each(ENGINES)('CalDAV (%s)', (engine) => {
       expect(data).not.toContain('RRULE');
     });
 
+    it('streams a large collection, every task once, with the same answer as a small one', async () => {
+      const user = await harness.newUser();
+      for (let page = 0; page < 3; page += 1) {
+        const tasks = Array.from({ length: 1000 }, (_, index) => ({
+          id: `bulk-${page}-${index}`,
+          title: `Bulk ${index} & more`,
+        }));
+        expect((await v1(user, 'POST', '/v1/tasks', tasks)).status).toBe(200);
+      }
+      const answer = await request(user, {
+        method: 'PROPFIND',
+        url: inbox(user),
+        headers: { depth: '1' },
+        body: propfindBody('d:getetag', 'd:displayname'),
+      });
+      // Past 256 KB the answer streams: chunked, no length known in advance.
+      expect(answer.text.length).toBeGreaterThan(256 * 1024);
+      expect(answer.headers['content-length']).toBeUndefined();
+      const listed = multistatus(answer);
+      const hrefs = [...listed.responses.keys()].filter((href) => href !== inbox(user));
+      expect(hrefs).toHaveLength(3000);
+      expect(new Set(hrefs).size).toBe(3000);
+      expect(listed.responses.get(`${inbox(user)}bulk-2-999.ics`)?.missing.has('displayname')).toBe(true);
+    });
+
     it('multigets by href, a missing one a 404 of its own', async () => {
       const user = await harness.newUser();
       await createTask(user, { id: 'here', title: 'Here' });

@@ -7,7 +7,7 @@ import { OtherLoad } from './cpu.js';
 import { AccountDataset } from './dataset.js';
 import { send, sendOk, type Answer, type RequestSpec } from './http-client.js';
 import { vcalendar, vtodo } from './ical.js';
-import { measure, type MeasureContext, type Measured } from './measure.js';
+import { awaitQuiet, measure, type MeasureContext, type Measured } from './measure.js';
 import { PeakMemory } from './memory.js';
 import { progress } from './progress.js';
 import { startRadicale } from './radicale.js';
@@ -160,6 +160,7 @@ function hrefsOf(answer: Answer, collection: string): string[] {
 
 /** V2: what DAVx5 does on a first sync of a collection, one request after the other. */
 async function firstSync(server: Server, collection: string, headers: Record<string, string>): Promise<FirstSync> {
+  await awaitQuiet([server]);
   const rssBeforeBytes = await rssBytes(server.child.pid);
   const memory = await PeakMemory.start(server.child.pid, 50);
   const others = await OtherLoad.start([server.child.pid], server.companion);
@@ -196,6 +197,7 @@ async function streamedQuery(
   collection: string,
   headers: Record<string, string>,
 ): Promise<StreamedQuery> {
+  await awaitQuiet([server]);
   const rssBeforeBytes = await rssBytes(server.child.pid);
   const memory = await PeakMemory.start(server.child.pid, 50);
   const others = await OtherLoad.start([server.child.pid], server.companion);

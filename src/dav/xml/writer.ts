@@ -71,6 +71,30 @@ export function element(name: QName, ...children: readonly XmlChild[]): Markup {
   return elementWith(name, {}, ...children);
 }
 
+/**
+ * The element of one name, its tags made once: for the properties of many resources in one
+ * answer, where `element` would spell the same tags again for each.
+ */
+export function elementOf(name: QName): (children: readonly XmlChild[]) => Markup {
+  const tag = tagOf(name);
+  const empty = markup(`<${tag.open}/>`);
+  const open = `<${tag.open}>`;
+  const close = `</${tag.close}>`;
+  return (children) => {
+    if (children.length === 0) return empty;
+    let xml = open;
+    for (const child of children) xml += textOf(child);
+    return markup(xml + close);
+  };
+}
+
+/** Markup written in pieces by this module's own functions, joined without escaping again. */
+export function joined(parts: readonly Markup[]): Markup {
+  let xml = '';
+  for (const part of parts) xml += part.xml;
+  return markup(xml);
+}
+
 /** An element with attributes (CalDAV's `<c:comp name="VTODO"/>`), their values escaped. */
 export function elementWith(
   name: QName,

@@ -5,7 +5,13 @@ import type { PortableTask } from '../../domain/portable.js';
 import { isValidRepeater } from '../../domain/repeat.js';
 import { ATTRIBUTES, TASK_LIMITS, type Attribute, type LabelRef, type Priority } from '../../domain/task.js';
 import type { Micros } from '../../domain/time.js';
-import { instantOfWallClock, isValidTimeZone, wallClockOf, type WallClock } from '../../domain/zone.js';
+import {
+  instantOfWallClock,
+  isValidTimeZone,
+  wallClockAtOffset,
+  wallClockOf,
+  type WallClock,
+} from '../../domain/zone.js';
 
 /**
  * One task as one VTODO (RFC 5545) and back, with ical.js: the one mapping, used by the calendar
@@ -93,7 +99,7 @@ function jcalDate(clock: WallClock): string {
 }
 
 function jcalUtc(us: Micros): string {
-  const clock = wallClockOf(us, 'UTC');
+  const clock = wallClockAtOffset(us, 0);
   return `${jcalDate(clock)}T${twoDigits(clock.hour)}:${twoDigits(clock.minute)}:${twoDigits(clock.second)}Z`;
 }
 
