@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { ServiceMetrics } from '../../src/http/metrics/metrics.js';
 import { startHarness, ENGINES, type Harness } from '../support/harness.js';
 import {
   CALDAV,
@@ -664,6 +665,29 @@ describe.each(ENGINES)('CalDAV (%s)', (engine) => {
       expect((await mk('errands2', 'Back')).status).toBe(201);
       expect(await names()).toContainEqual(['errands2', 'Back']);
     });
+  });
+
+  it('counts CalDAV requests in /metrics by method and status', async () => {
+    const metrics = new ServiceMetrics();
+    const counted = await startHarness(engine, { app: { caldav: true, metrics } });
+    try {
+      const user = await counted.newUser();
+      await dav(counted.app, user, { method: 'PROPFIND', url: '/dav/', headers: { depth: '0' } });
+      await dav(counted.app, user, {
+        method: 'PUT',
+        url: `/dav/calendars/${user.username}/inbox/x.ics`,
+        body: 'nonsense',
+      });
+      const text = await metrics.registry.metrics();
+      expect(text).toMatch(
+        /task_service_http_request_duration_seconds_count\{method="PROPFIND",route="\/dav\/\*",status="207"\} 1/,
+      );
+      expect(text).toMatch(
+        /task_service_http_request_duration_seconds_count\{method="PUT",route="\/dav\/\*",status="403"\} 1/,
+      );
+    } finally {
+      await counted.close();
+    }
   });
 
   it('answers 404 on every CalDAV path when turned off', async () => {

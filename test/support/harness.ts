@@ -37,7 +37,14 @@ let userCounter = 0;
 export type AppOptions = Partial<
   Pick<
     AppDeps,
-    'log' | 'loadLimits' | 'bodyWaitLimits' | 'maxConnectionsPerAddress' | 'streamLimits' | 'webAuth' | 'caldav'
+    | 'log'
+    | 'loadLimits'
+    | 'bodyWaitLimits'
+    | 'maxConnectionsPerAddress'
+    | 'streamLimits'
+    | 'webAuth'
+    | 'caldav'
+    | 'metrics'
   >
 >;
 
