@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Account } from '../domain/account.js';
+import type { ListStreams } from '../http/list-streams.js';
 import type { Services } from '../service/services.js';
 import { DavError } from './errors.js';
 import { documentEnd, documentStart, type Markup, type QName } from './xml/writer.js';
@@ -8,6 +9,8 @@ import { documentEnd, documentStart, type Markup, type QName } from './xml/write
 /** What every CalDAV handler works with: the account, what it may do, the request and the reply. */
 export interface DavContext {
   readonly services: Services;
+  /** The slots of large answers, shared with /v1's lists: each holds a snapshot of the store. */
+  readonly streams: ListStreams;
   readonly account: Account;
   readonly writable: boolean;
   readonly request: FastifyRequest;
@@ -49,10 +52,11 @@ const STREAM_CHUNK_CHARS = 64 * 1024;
  * `finally` closes the store's snapshot).
  */
 export async function sendMultistatus(
-  reply: FastifyReply,
+  context: DavContext,
   root: QName,
   responses: AsyncIterator<Markup>,
 ): Promise<FastifyReply> {
+  const { reply, streams, account } = context;
   let head = documentStart(root);
   for (;;) {
     const next = await responses.next();
@@ -65,9 +69,18 @@ export async function sendMultistatus(
     head += next.value.xml;
     if (head.length >= WHOLE_ANSWER_CHARS) break;
   }
+  // A stream holds a snapshot of the store until it ends: it needs one of the slots /v1's lists use.
+  if (!streams.admit(account.id)) {
+    await responses.return?.();
+    throw new DavError(503, 'too many large answers are being sent: try again in a moment', undefined, {
+      'retry-after': '1',
+    });
+  }
+  let pulled = (): void => undefined;
   async function* rest(): AsyncGenerator<string> {
     let chunk = head;
     for (;;) {
+      pulled();
       const next = await responses.next();
       if (next.done === true) break;
       chunk += next.value.xml;
@@ -79,6 +92,7 @@ export async function sendMultistatus(
     yield `${chunk}${documentEnd(root)}`;
   }
   const stream = Readable.from(rest(), { objectMode: false });
+  ({ pulled } = streams.watch(account.id, stream));
   // A client gone before the end: the generator's `finally` blocks close what it holds.
   stream.once('close', () => void responses.return?.());
   return reply.code(207).header('content-type', XML_CONTENT_TYPE).send(stream);

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import type { ListStreams } from '../http/list-streams.js';
 import type { Services } from '../service/services.js';
 import { authenticateDav, type DavGate } from './auth.js';
 import { deleteCollection, makeCollection, patchCollection } from './collections.js';
@@ -22,6 +23,8 @@ const ALL_METHODS = [...new Set([...ALLOWED, 'POST', 'PATCH', ...DAV_METHODS])];
 
 export interface DavDeps {
   readonly services: Services;
+  /** The slots of large answers, the same as /v1's lists take. */
+  readonly streams: ListStreams;
   readonly gate: DavGate;
   readonly log: Logger;
   /** `serve --no-caldav`: every CalDAV path answers 404. */
@@ -60,6 +63,7 @@ async function handle(deps: DavDeps, request: FastifyRequest, reply: FastifyRepl
     throw DavError.notFound();
   const context: DavContext = {
     services: deps.services,
+    streams: deps.streams,
     account,
     writable: grant.scope === 'write',
     request,

@@ -143,5 +143,5 @@ export async function propfind(context: DavContext, target: DavTarget, propertie
     }
   };
   // Nothing is sent before the first responses are made: a 404 is a 404, not a cut stream.
-  return sendMultistatus(context.reply, MULTISTATUS, responses());
+  return sendMultistatus(context, MULTISTATUS, responses());
 }

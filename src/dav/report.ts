@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Task } from '../domain/task.js';
 import { collectionOf, resourceNameOf, sameCollection, type CollectionId } from '../domain/calendar.js';
 import { sendMultistatus, type DavContext } from './context.js';
 import { DavError } from './errors.js';
@@ -11,6 +12,20 @@ import type { PropertyRequest, Report } from './requests.js';
 import { revOfSyncToken, syncTokenOf } from './tokens.js';
 import { calendarText } from '../service/formats/vtodo.js';
 import { dav, NS, type Markup } from './xml/writer.js';
+
+/** Work done in one turn of the event loop before other requests get theirs. */
+const TURN_MS = 20;
+
+/** Hands the event loop to other requests once this request has worked for TURN_MS. */
+class WorkTurn {
+  #since = performance.now();
+
+  async mayYield(): Promise<void> {
+    if (performance.now() - this.#since < TURN_MS) return;
+    await nextTurn();
+    this.#since = performance.now();
+  }
+}
 
 const CALENDAR_DATA = keyOf({ ns: NS.caldav, name: 'calendar-data' });
 
@@ -41,11 +56,14 @@ async function* calendarQuery(
   const everyTask = passesEveryTask(report.filter);
   const data = report.properties.kind === 'prop' ? report.properties.calendarData : undefined;
   const respond = taskResponder(context, collection, report.properties);
+  const turn = new WorkTurn();
   for await (const task of tasksOf(context, collection)) {
     if (everyTask) {
       yield respond(task);
       continue;
     }
+    // A time-range on many repeating tasks may look at thousands of occurrences each.
+    await turn.mayYield();
     const calendar = calendarOf(task, zone);
     if (!passesFilter(report.filter, calendar, task, zone)) continue;
     // The calendar just read is the one served, unless a selection or expansion was asked for.
@@ -60,23 +78,37 @@ async function* multiget(
   properties: PropertyRequest,
 ): AsyncGenerator<Markup> {
   const { account, services } = context;
-  const responders = new Map<string, ReturnType<typeof taskResponder>>();
-  for (const href of hrefs) {
+  // Each href's collection and name, those of other accounts or no resource at all left undefined.
+  const targets = hrefs.map((href) => {
     const path = pathOfHref(href);
     const target: DavTarget = path === undefined ? { kind: 'unknown' } : targetOf(path);
-    if (target.kind !== 'object' || target.username !== account.username) {
-      yield statusResponse(href, '404 Not Found');
+    return target.kind === 'object' && target.username === account.username ? target : undefined;
+  });
+  const found = new Map<string, Map<string, Task>>();
+  for (const segment of new Set(targets.flatMap((target) => (target === undefined ? [] : [target.segment])))) {
+    const collection = collectionOfSegment(segment);
+    // Only a collection that exists is searched: made-up segments cost a lookup each, no more.
+    if (
+      collection.kind === 'project' &&
+      (await services.calendars.project(account.id, collection.projectId)) === undefined
+    )
       continue;
-    }
-    const collection = collectionOfSegment(target.segment);
-    const task = await services.calendars.find(account.id, collection, target.name);
-    if (task === undefined) {
+    const names = targets.flatMap((target) => (target?.segment === segment ? [target.name] : []));
+    found.set(segment, await services.calendars.findMany(account.id, collection, names));
+  }
+  const responders = new Map<string, ReturnType<typeof taskResponder>>();
+  const turn = new WorkTurn();
+  for (const [index, href] of hrefs.entries()) {
+    await turn.mayYield();
+    const target = targets[index];
+    const task = target === undefined ? undefined : found.get(target.segment)?.get(target.name);
+    if (target === undefined || task === undefined) {
       yield statusResponse(href, '404 Not Found');
       continue;
     }
     let respond = responders.get(target.segment);
     if (respond === undefined) {
-      respond = taskResponder(context, collection, properties);
+      respond = taskResponder(context, collectionOfSegment(target.segment), properties);
       responders.set(target.segment, respond);
     }
     yield respond(task);
@@ -133,5 +165,5 @@ export async function report(context: DavContext, target: DavTarget, body: Repor
         ? multiget(context, body.hrefs, body.properties)
         : syncCollection(context, view.id, body);
   // Nothing is sent before the first responses are made: an invalid token is a 403, not a cut stream.
-  return sendMultistatus(context.reply, MULTISTATUS, responses);
+  return sendMultistatus(context, MULTISTATUS, responses);
 }

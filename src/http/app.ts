@@ -119,18 +119,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       : null,
   };
   registerSettingsRoutes(app, { gate, settings: deps.services.settings });
+  // Large answers of /v1 and of CalDAV take their slots from one count: each holds a snapshot.
+  const streams = new ListStreams(deps.streamLimits ?? DEFAULT_STREAM_LIMITS);
   const recordDeps = {
     gate,
     services: deps.services,
     renderCache: new RenderCache(RENDER_CACHE_BOUNDS),
     answers: new AnswerCache(ANSWER_CACHE_BOUNDS),
-    streams: new ListStreams(deps.streamLimits ?? DEFAULT_STREAM_LIMITS),
+    streams,
   };
   eachResource(deps.resources ?? RECORD_RESOURCES, (resource) => registerRecordRoutes(app, recordDeps, resource));
 
   if (deps.caldav !== undefined) {
     await registerCalDav(app, {
       services: deps.services,
+      streams,
       gate: {
         accounts: deps.services.accounts,
         signIn: deps.services.signIn,

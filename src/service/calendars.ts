@@ -176,22 +176,42 @@ export class CalendarService {
 
   /** The task a collection holds under a name, or undefined. */
   async find(accountId: number, collection: CollectionId, name: string): Promise<Task | undefined> {
-    if (resourceNameProblem(name) !== undefined) return undefined;
-    const at = (task: Task | undefined): task is Task => {
+    return (await this.findMany(accountId, collection, [name])).get(name);
+  }
+
+  /**
+   * The tasks a collection holds under these names. Each is looked up by the id it most likely
+   * stands for; the names that are not found so (a name a client chose that is neither `<id>.ics`
+   * nor `<UID>.ics`, or none at all) are looked for in one pass over the account's tasks.
+   */
+  async findMany(accountId: number, collection: CollectionId, names: readonly string[]): Promise<Map<string, Task>> {
+    const found = new Map<string, Task>();
+    const at = (task: Task | undefined, name: string): task is Task => {
       if (task === undefined) return false;
       const where = collectionOf(task);
       return where !== undefined && sameCollection(where, collection) && resourceNameOf(task) === name;
     };
-    const likely = await this.store.get(accountId, 'task', idForName(name));
-    if (at(likely)) return likely;
-    // A name a client chose that is neither `<id>.ics` nor `<UID>.ics`: looked for among the tasks.
+    const rest = new Set<string>();
+    for (const name of names) {
+      if (resourceNameProblem(name) !== undefined) continue;
+      const likely = await this.store.get(accountId, 'task', idForName(name));
+      if (at(likely, name)) found.set(name, likely);
+      else rest.add(name);
+    }
+    if (rest.size === 0) return found;
     const listing = await this.listing.open(accountId, 'task', {});
     try {
       for await (const batch of listing.batches()) {
-        const found = batch.find(at);
-        if (found !== undefined) return found;
+        for (const task of batch) {
+          const name = resourceNameOf(task);
+          if (rest.has(name) && at(task, name)) {
+            found.set(name, task);
+            rest.delete(name);
+          }
+        }
+        if (rest.size === 0) break;
       }
-      return undefined;
+      return found;
     } finally {
       await listing.close();
     }

@@ -87,7 +87,7 @@ async function makeStore(dataDir: string): Promise<{ sync: Credential; query: Cr
       for (let left = tasks; left > 0; left -= TASKS_PER_TRANSACTION) {
         await store.write(account.id, async (tx) => {
           for (let i = 0; i < Math.min(left, TASKS_PER_TRANSACTION); i += 1)
-            await tx.put('task', { ...dataset.task(), project: null });
+            await tx.put('task', { ...dataset.task(), project: null, trashed: null, deleted: null });
         });
       }
       return { username, token: await accounts.createToken(username, 'write', 'bench', null) };
@@ -260,7 +260,7 @@ async function radicaleCollection(
   );
   const dataset = new AccountDataset(901);
   for (let i = 0; i < SYNC_TASKS; i += 1) {
-    const draft = { ...dataset.task(), project: null };
+    const draft = { ...dataset.task(), project: null, trashed: null, deleted: null };
     await writeFile(path.join(folder, `${draft.id}.ics`), vcalendar([vtodo(draft)]));
   }
   return { server, collection };
