@@ -3,6 +3,8 @@ import { sendXml, type DavContext } from './context.js';
 import { DavError } from './errors.js';
 import { keyOf, MULTISTATUS } from './multistatus.js';
 import { collectionView } from './propfind.js';
+import { CALENDAR_COLOR } from './properties.js';
+import { PROJECT_COLOR } from '../domain/label.js';
 import type { PropertyUpdate } from './requests.js';
 import { childNamed } from './xml/reader.js';
 import { dav, element, NS, xmlDocument, type QName } from './xml/writer.js';
@@ -11,6 +13,7 @@ import { dav, element, NS, xmlDocument, type QName } from './xml/writer.js';
 
 const DISPLAY_NAME = keyOf({ ns: NS.dav, name: 'displayname' });
 const RESOURCE_TYPE = keyOf({ ns: NS.dav, name: 'resourcetype' });
+const COLOR = keyOf(CALENDAR_COLOR);
 
 /** Properties a client may set when making a calendar, though they are not kept (they hold no data of ours). */
 const ACCEPTED_ON_MAKE: ReadonlySet<string> = new Set([
@@ -18,7 +21,7 @@ const ACCEPTED_ON_MAKE: ReadonlySet<string> = new Set([
   keyOf({ ns: NS.caldav, name: 'supported-calendar-component-set' }),
   keyOf({ ns: NS.caldav, name: 'calendar-description' }),
   keyOf({ ns: NS.caldav, name: 'calendar-timezone' }),
-  keyOf({ ns: NS.apple, name: 'calendar-color' }),
+  COLOR,
   keyOf({ ns: NS.apple, name: 'calendar-order' }),
 ]);
 
@@ -56,7 +59,9 @@ export async function makeCollection(
     });
   const displayName = update.set.find((property) => keyOf(property) === DISPLAY_NAME)?.text;
   const named = displayName === undefined || displayName.trim() === '' ? undefined : displayName;
-  await services.calendars.makeCollection(account, segment, named);
+  // A color the service cannot keep is left out, as the other properties a new calendar may carry.
+  const color = colorOf(update.set.find((property) => keyOf(property) === COLOR)?.text);
+  await services.calendars.makeCollection(account, segment, named, color ?? null);
   void reply.header('location', collectionHref(account.username, collectionOfSegment(segment)));
   return reply.code(201).send();
 }
@@ -65,34 +70,52 @@ function propstat(names: readonly QName[], status: string) {
   return dav('propstat', dav('prop', ...names.map((name) => element(name))), dav('status', `HTTP/1.1 ${status}`));
 }
 
+/** A `calendar-color` as the service keeps it, or undefined when it is none it can keep. */
+function colorOf(text: string | undefined): string | undefined {
+  const color = text?.trim();
+  return color !== undefined && PROJECT_COLOR.test(color) ? color : undefined;
+}
+
 /**
- * PROPPATCH of a collection: `displayname` renames its project. All or nothing (RFC 4918 9.2):
- * when one property cannot be set, none is, and the others answer 424.
+ * PROPPATCH of a project's collection: `displayname` renames the project, `calendar-color` sets or
+ * (removed) clears its color. All or nothing (RFC 4918 9.2): when one property cannot be set,
+ * none is; it answers 403 and the others 424.
  */
 export async function patchCollection(context: DavContext, target: DavTarget, update: PropertyUpdate) {
   const { account, services, reply } = context;
-  const names = [...update.set.map((property): QName => ({ ns: property.ns, name: property.name })), ...update.remove];
   const href = context.request.url.split('?')[0] ?? '';
-  const segment = target.kind === 'collection' ? target.segment : undefined;
-  const view = segment === undefined ? undefined : await collectionView(context, segment);
-  const isProject = view !== undefined && view.id.kind === 'project';
-  const settable = (name: QName): boolean => isProject && keyOf(name) === DISPLAY_NAME;
-  const newName = update.set.find((property) => keyOf(property) === DISPLAY_NAME)?.text;
-  const ok =
-    names.every(settable) &&
-    !update.remove.some((name) => keyOf(name) === DISPLAY_NAME) &&
-    (newName === undefined || newName.trim() !== '');
-  if (ok && newName !== undefined && view?.id.kind === 'project')
-    await services.calendars.renameCollection(account, view.id.projectId, newName);
-  const refused = names.filter((name) => !settable(name));
-  const stats = ok
-    ? [propstat(names, '200 OK')]
-    : [
-        ...(refused.length > 0 ? [propstat(refused, '403 Forbidden')] : [propstat(names, '403 Forbidden')]),
-        ...(refused.length > 0 && refused.length < names.length
-          ? [propstat(names.filter(settable), '424 Failed Dependency')]
-          : []),
-      ];
+  const view = target.kind === 'collection' ? await collectionView(context, target.segment) : undefined;
+  const projectId = view?.id.kind === 'project' ? view.id.projectId : undefined;
+  const patch: { displayName?: string; color?: string | null } = {};
+  const accepted: QName[] = [];
+  const refused: QName[] = [];
+  for (const property of update.set) {
+    const key = keyOf(property);
+    const name: QName = { ns: property.ns, name: property.name };
+    const color = key === COLOR ? colorOf(property.text) : undefined;
+    if (projectId !== undefined && key === DISPLAY_NAME && property.text.trim() !== '') {
+      patch.displayName = property.text;
+      accepted.push(name);
+    } else if (projectId !== undefined && color !== undefined) {
+      patch.color = color;
+      accepted.push(name);
+    } else refused.push(name);
+  }
+  for (const name of update.remove) {
+    if (projectId !== undefined && keyOf(name) === COLOR) {
+      patch.color = null;
+      accepted.push(name);
+    } else refused.push(name);
+  }
+  if (refused.length === 0 && projectId !== undefined && accepted.length > 0)
+    await services.calendars.patchCollection(account, projectId, patch);
+  const stats =
+    refused.length === 0
+      ? [propstat(accepted, '200 OK')]
+      : [
+          propstat(refused, '403 Forbidden'),
+          ...(accepted.length > 0 ? [propstat(accepted, '424 Failed Dependency')] : []),
+        ];
   return sendXml(reply, 207, xmlDocument(MULTISTATUS, dav('response', dav('href', href), ...stats)));
 }
 

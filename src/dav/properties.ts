@@ -8,7 +8,7 @@ import { caldav, dav, elementWith, NS, type QName, type XmlChild } from './xml/w
 
 /** The properties of each kind of resource (CALDAV.md section 1), each table made once. */
 
-type Entry<T> = readonly [QName, (item: T) => readonly XmlChild[]];
+type Entry<T> = readonly [QName, (item: T) => readonly XmlChild[] | undefined];
 
 const d = (name: string): QName => ({ ns: NS.dav, name });
 const c = (name: string): QName => ({ ns: NS.caldav, name });
@@ -71,6 +71,9 @@ export interface CollectionItem extends Viewer {
   readonly view: CollectionView;
 }
 
+/** Apple's name for a collection's color, which most clients read and write. */
+export const CALENDAR_COLOR: QName = { ns: NS.apple, name: 'calendar-color' };
+
 const SUPPORTED_REPORTS = [c('calendar-query'), c('calendar-multiget'), d('sync-collection')];
 
 export const COLLECTION_PROPERTIES: PropertyTable<CollectionItem> = table<CollectionItem>([
@@ -87,6 +90,7 @@ export const COLLECTION_PROPERTIES: PropertyTable<CollectionItem> = table<Collec
   [d('current-user-privilege-set'), ({ writable }) => privileges(writable)],
   [d('owner'), ({ account }) => [dav('href', principalHref(account.username))]],
   userPrincipal,
+  [CALENDAR_COLOR, ({ view }) => (view.color === null ? undefined : [view.color])],
 ]);
 
 export const ICS_CONTENT_TYPE = 'text/calendar; charset=utf-8; component=VTODO';

@@ -30,7 +30,7 @@ import { NS, type Markup } from './xml/writer.js';
 export const INBOX_DISPLAY_NAME = 'Inbox';
 
 function projectView(project: Project, headRev: number): CollectionView {
-  return { id: { kind: 'project', projectId: project.id }, displayName: project.name, color: null, headRev };
+  return { id: { kind: 'project', projectId: project.id }, displayName: project.name, color: project.color, headRev };
 }
 
 /** The collection a segment names, as CalDAV shows it, or 404. */

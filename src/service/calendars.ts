@@ -350,32 +350,46 @@ export class CalendarService {
    * MKCALENDAR: a project whose id is the segment, named by the display name (or the segment),
    * with a free name. A deleted project of that id comes back, empty.
    */
-  async makeCollection(account: Account, segment: string, displayName: string | undefined): Promise<Project> {
+  async makeCollection(
+    account: Account,
+    segment: string,
+    displayName: string | undefined,
+    color: string | null,
+  ): Promise<Project> {
     if (!TASK_LIMITS.idPattern.test(segment)) throw new CalendarError({ kind: 'bad_segment' });
     return this.store.write(account.id, (tx) =>
       withinQuota(tx, this.quota, async () => {
         const existing = await tx.get('project', segment);
         if (existing !== undefined && existing.deleted === null) throw new CalendarError({ kind: 'collection_exists' });
         const name = await freeProjectName(tx, displayName ?? segment, segment);
-        const [project] = await writeLabels(
-          tx,
-          'project',
-          [{ id: segment, name, deleted: null, archived: null }],
-          false,
-        );
+        const input = { id: segment, name, deleted: null, archived: null, color };
+        const [project] = await writeLabels(tx, 'project', [input], false);
         if (project === undefined) throw new Error('a project write returned nothing');
         return project;
       }),
     );
   }
 
-  /** PROPPATCH displayname: the project's new name, made free by a suffix like any other. */
-  async renameCollection(account: Account, projectId: string, displayName: string): Promise<Project> {
+  /**
+   * PROPPATCH: the project's new name (made free by a suffix like any other) and color; what the
+   * patch does not name stays.
+   */
+  async patchCollection(
+    account: Account,
+    projectId: string,
+    patch: { readonly displayName?: string; readonly color?: string | null },
+  ): Promise<Project> {
     return this.store.write(account.id, async (tx) => {
       const existing = await tx.get('project', projectId);
       if (existing === undefined || existing.deleted !== null) throw new CalendarError({ kind: 'not_found' });
-      const name = await freeProjectName(tx, displayName, projectId);
-      const [project] = await writeLabels(tx, 'project', [{ id: projectId, name }], false);
+      const name =
+        patch.displayName === undefined ? undefined : await freeProjectName(tx, patch.displayName, projectId);
+      const input = {
+        id: projectId,
+        ...(name === undefined ? {} : { name }),
+        ...(patch.color === undefined ? {} : { color: patch.color }),
+      };
+      const [project] = await writeLabels(tx, 'project', [input], false);
       if (project === undefined) throw new Error('a project write returned nothing');
       return project;
     });

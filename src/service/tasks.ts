@@ -105,6 +105,6 @@ async function labelByName(tx: WriteTx, kind: NamedKind, name: string): Promise<
 
 function putNewLabel(tx: WriteTx, kind: NamedKind, name: string): Promise<Label> {
   return kind === 'project'
-    ? tx.put('project', { id: newRecordId(), name, notes: '', archived: null, deleted: null })
+    ? tx.put('project', { id: newRecordId(), name, notes: '', archived: null, deleted: null, color: null })
     : tx.put('context', { id: newRecordId(), name, deleted: null });
 }

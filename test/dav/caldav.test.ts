@@ -654,6 +654,35 @@ describe.each(ENGINES)('CalDAV (%s)', (engine) => {
       );
       expect([...patch.responses.values()][0]?.props.has('displayname')).toBe(true);
       expect(await names()).toContainEqual(['errands2', 'Shopping']);
+      // A color is kept per project and shown as Apple's calendar-color; one property refused refuses all.
+      const colored = multistatus(
+        await request(user, {
+          method: 'PROPPATCH',
+          url: `${home(user)}errands2/`,
+          body: `<d:propertyupdate xmlns:d="DAV:" xmlns:a="http://apple.com/ns/ical/"><d:set><d:prop><a:calendar-color>#FF2968FF</a:calendar-color></d:prop></d:set></d:propertyupdate>`,
+        }),
+      );
+      expect([...colored.responses.values()][0]?.props.has('calendar-color')).toBe(true);
+      const mixed = multistatus(
+        await request(user, {
+          method: 'PROPPATCH',
+          url: `${home(user)}errands2/`,
+          body: `<d:propertyupdate xmlns:d="DAV:" xmlns:a="http://apple.com/ns/ical/"><d:set><d:prop><d:displayname>Not this</d:displayname><d:getetag>"1"</d:getetag></d:prop></d:set></d:propertyupdate>`,
+        }),
+      );
+      expect([...mixed.responses.values()][0]?.missing).toEqual(new Set(['displayname', 'getetag']));
+      expect(await names()).toContainEqual(['errands2', 'Shopping']);
+      const shown = multistatus(
+        await request(user, {
+          method: 'PROPFIND',
+          url: home(user),
+          headers: { depth: '1' },
+          body: propfindBody('a:calendar-color', 'd:displayname'),
+        }),
+      );
+      expect(shown.responses.get(`${home(user)}errands2/`)?.props.get('calendar-color')?.text).toBe('#FF2968FF');
+      // The inbox has no color: a 404 in its own propstat.
+      expect(shown.responses.get(inbox(user))?.missing.has('calendar-color')).toBe(true);
       const task = await createTask(user, { title: 'in shopping', project_id: 'errands2' });
       expect((await request(user, { method: 'DELETE', url: `${home(user)}errands2/` })).status).toBe(204);
       const trashed = wireTask.parse((await v1(user, 'GET', `/v1/tasks/${task.id}`)).json);
