@@ -264,6 +264,8 @@ export class CalendarService {
         // Kept whole or refused: a client's property is never dropped without a word.
         const [notKept] = read.notKept;
         if (notKept !== undefined) throw new CalendarDataError('valid-calendar-object-resource', notKept);
+        const [badDate] = read.badDates;
+        if (badDate !== undefined) throw new CalendarDataError('valid-calendar-object-resource', badDate);
         const task = await upsertOne(tx, zone, inputOf(read.task, collection, read.namedBox, existing));
         return { created: current === undefined, task, asSent: storedAsSent(task, read.task) };
       }),

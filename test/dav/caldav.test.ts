@@ -281,6 +281,18 @@ describe.each(ENGINES)('CalDAV (%s)', (engine) => {
       const served = unfoldedLines((await request(user, { method: 'GET', url: `${inbox(user)}kept-1.ics` })).text);
       for (const line of lines) expect(served, line).toContain(line);
       expect(served).toContain('CATEGORIES:garden');
+      // A TZID some clients prefix (Evolution's) names the IANA zone it ends with.
+      const prefixed = vcalendar(
+        'UID:kept-2',
+        'SUMMARY:x',
+        'DTSTART;TZID=/freeassociation.sourceforge.net/Europe/Berlin:20261101T093000',
+      );
+      expect((await request(user, { method: 'PUT', url: `${inbox(user)}kept-2.ics`, body: prefixed })).status).toBe(
+        201,
+      );
+      expect(wireTask.parse((await v1(user, 'GET', '/v1/tasks/kept-2')).json).start_at).toBe(
+        '2026-11-01 08:30:00 +0000',
+      );
       // A /v1 change that contradicts a client's line replaces it with the server's.
       await v1(user, 'POST', '/v1/tasks', {
         id: 'kept-1',

@@ -207,10 +207,25 @@ function instantOf(property: ICAL.Property, zone: string): { readonly at: Micros
   if (utc !== undefined) return { at: instantOfWallClock(clock, 'UTC'), isDate: false };
   const tzid = property.getParameter('tzid');
   if (typeof tzid === 'string') {
-    if (!isValidTimeZone(tzid)) return `${property.name.toUpperCase()} is in TZID ${tzid}, which is no IANA zone`;
-    return { at: instantOfWallClock(clock, tzid), isDate: false };
+    const zoneName = ianaZoneOf(tzid);
+    if (zoneName === undefined) return `${property.name.toUpperCase()} is in TZID ${tzid}, which is no IANA zone`;
+    return { at: instantOfWallClock(clock, zoneName), isDate: false };
   }
   return { at: instantOfWallClock(clock, zone), isDate: false };
+}
+
+/**
+ * The IANA zone a TZID names: itself, or the IANA name it ends with, as some clients prefix theirs
+ * (`/freeassociation.sourceforge.net/Europe/Berlin`, `/mozilla.org/20050126_1/Europe/Berlin`).
+ */
+function ianaZoneOf(tzid: string): string | undefined {
+  if (isValidTimeZone(tzid)) return tzid;
+  const parts = tzid.split('/');
+  for (let start = 1; start < parts.length - 1; start += 1) {
+    const candidate = parts.slice(start).join('/');
+    if (candidate.includes('/') && isValidTimeZone(candidate)) return candidate;
+  }
+  return undefined;
 }
 
 const JCAL_TIME = /^(\d{4})-(\d\d)-(\d\d)(?:T(\d\d):(\d\d):(\d\d)(Z)?)?$/;
@@ -348,6 +363,8 @@ export interface ReadTodo {
   readonly unmapped: string[];
   /** What did not fit the bound of kept content (also among `unmapped`): CalDAV refuses such a VTODO. */
   readonly notKept: readonly string[];
+  /** Dates that could not be read (also among `unmapped`): CalDAV refuses such a VTODO. */
+  readonly badDates: readonly string[];
 }
 
 /** How a VTODO is read: the dialect, and in CalDAV the id the server chose and the resource name. */
@@ -433,12 +450,14 @@ export function readTodo(todo: ICAL.Component, input: VtodoInput, index: number)
   const uid = text(todo, 'uid') ?? `vtodo-${index}`;
   const where = `VTODO ${uid}`;
   const unmapped: string[] = [];
+  const badDates: string[] = [];
   const dateOf = (name: string): { at: Micros; isDate: boolean } | null => {
     const property = todo.getFirstProperty(name);
     if (property === null) return null;
     const found = instantOf(property, zone);
     if (typeof found === 'string') {
       unmapped.push(`${where}: ${found}`);
+      badDates.push(found);
       return null;
     }
     return found;
@@ -501,5 +520,6 @@ export function readTodo(todo: ICAL.Component, input: VtodoInput, index: number)
     namedBox: box !== undefined,
     unmapped: [...kept.notKept, ...unmapped],
     notKept: kept.notKept,
+    badDates,
   };
 }
