@@ -3,7 +3,9 @@
  * settings over fetch. It absorbs the interface's traps once: strings arrive HTML-escaped and are
  * unescaped here, date-times arrive in the account's zone and become Dates, a sync follows
  * `has_more` and starts over on E008, and writes carry an Idempotency-Key so they are retried
- * safely on E503, E502 or a lost connection. It imports nothing of the server at run time.
+ * safely on E503, E502 or a lost connection. `AccountClient` is the signed-in browser's own
+ * endpoints (`/account/*`), for a web app the service serves. It imports nothing of the server at
+ * run time.
  */
 import { formatWireDate } from './dates.js';
 import { TaskServiceError } from './errors.js';
@@ -22,6 +24,21 @@ import { syncPages, type SyncPage } from './sync.js';
 import { Transport, type TransportOptions } from './transport.js';
 
 export { TaskServiceError } from './errors.js';
+export {
+  AccountClient,
+  AccountError,
+  isSignedOut,
+  type AccountClientOptions,
+  type AccountErrorCode,
+  type ConnectedApp,
+  type ExportFormat,
+  type ImportFormat,
+  type ImportReport,
+  type MadeToken,
+  type PersonalToken,
+  type SignedIn,
+  type TokenRequest,
+} from './account.js';
 export { calendarDateIn, formatWireDate, parseWireDate, wallClockIn } from './dates.js';
 export { unescapeHtml } from './escape.js';
 export {

@@ -25,7 +25,8 @@ export const DATE_FIELDS = {
   settings: readonly (keyof WireSettings)[];
 };
 
-type Decoded<Wire, DateField extends keyof Wire> = {
+/** An answer as the SDK hands it out: its date-time fields as Dates (strings unescaped, same type). */
+export type Decoded<Wire, DateField extends keyof Wire> = {
   readonly [K in keyof Wire]: K extends DateField ? (null extends Wire[K] ? Date | null : Date) : Wire[K];
 };
 
@@ -70,14 +71,17 @@ export const DATE_FIELDS_OF: { readonly [K in SyncKind]: readonly string[] } = {
   contexts: DATE_FIELDS.context,
 };
 
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Every string in the value unescaped once, however deep (an import report's records, say). */
 function unescapeValue(value: unknown): unknown {
   if (typeof value === 'string') return unescapeHtml(value);
   if (Array.isArray(value)) return value.map(unescapeValue);
+  if (isRecord(value))
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, unescapeValue(item)]));
   return value;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** One record of an answer: its date-time fields parsed, every string unescaped once. */
@@ -88,8 +92,8 @@ export function decodeRecord<T>(wire: unknown, dateFields: readonly string[]): T
     decoded[field] =
       dateFields.includes(field) && typeof value === 'string' ? parseWireDate(value) : unescapeValue(value);
   }
-  // The service's answers have the shapes of src/http/wire/shapes.ts (the OpenAPI tests hold it
-  // to them), and the loop above turns each into T as Decoded describes it.
+  // The service's answers have the shapes of src/http/wire/shapes.ts and account-shapes.ts (the
+  // OpenAPI tests hold it to them), and the loop above turns each into T as Decoded describes it.
   return decoded as T;
 }
 

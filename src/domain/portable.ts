@@ -36,6 +36,17 @@ export interface PortableTask extends Omit<Task, 'deleted' | 'project' | 'contex
   readonly context: LabelRef;
 }
 
+/** The files an account is exported to. */
+export const EXPORT_FORMATS = ['json', 'ics'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** The files an account is imported from. */
+export const IMPORT_FORMATS = ['json', 'ics', 'todoist'] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+
+/** Records an import report names one by one (the counts cover every record). */
+export const IMPORT_PREVIEW_SIZE = 100;
+
 export interface PortableAccount {
   readonly settings?: PortableSettings;
   readonly projects: readonly PortableProject[];

@@ -1,12 +1,13 @@
 import type { Account, SettingsPatch } from '../domain/account.js';
 import { DomainError } from '../domain/errors.js';
 import type { LabelInput } from '../domain/label.js';
-import type {
-  PortableAccount,
-  PortableContext,
-  PortableProject,
-  PortableSettings,
-  PortableTask,
+import {
+  IMPORT_PREVIEW_SIZE,
+  type PortableAccount,
+  type PortableContext,
+  type PortableProject,
+  type PortableSettings,
+  type PortableTask,
 } from '../domain/portable.js';
 import { firstTextProblem } from '../domain/portable-text.js';
 import type { StorageQuota } from '../domain/storage-quota.js';
@@ -21,9 +22,6 @@ import { importTasks, type ImportChange } from './tasks.js';
 
 /** Records per transaction of an import: each commits on its own, none holds the account long. */
 export const IMPORT_BATCH_SIZE = 500;
-
-/** Records an import report names one by one (the counts cover every record). */
-export const IMPORT_PREVIEW_SIZE = 100;
 
 export interface ChangeCounts {
   created: number;

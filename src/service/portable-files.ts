@@ -1,15 +1,7 @@
 import type { Account } from '../domain/account.js';
-import type { PortableAccount } from '../domain/portable.js';
+import type { ExportFormat, ImportFormat, PortableAccount } from '../domain/portable.js';
 import type { Micros } from '../domain/time.js';
 import { readAccountJson, writeAccountJson } from './formats/account-json.js';
-
-/** The files an account is exported to. */
-export const EXPORT_FORMATS = ['json', 'ics'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
-
-/** The files an account is imported from. */
-export const IMPORT_FORMATS = ['json', 'ics', 'todoist'] as const;
-export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 /**
  * The export file of an account's data. iCalendar and the Todoist reader are loaded when first

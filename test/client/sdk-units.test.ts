@@ -1,21 +1,26 @@
 /**
  * The SDK's pure parts: unescaping, the contract's dates in and out, the date fields it parses
- * (checked against the answer shapes the server is held to), and Retry-After.
+ * (checked against the answer shapes the server is held to, /v1's and /account's), and Retry-After.
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { calendarDateIn, formatWireDate, parseWireDate, unescapeHtml } from '../../src/client/index.js';
+import { ACCOUNT_DATE_FIELDS } from '../../src/client/account.js';
 import { DATE_FIELDS } from '../../src/client/records.js';
 import { retryAfterMs } from '../../src/client/transport.js';
 import { wireContext, wireDateTime, wireProject, wireSettings, wireTask } from '../../src/http/wire/shapes.js';
+import { connectedApp, personalToken } from '../../src/http/wire/account-shapes.js';
 import { escapeHtml } from '../../src/http/wire/escape.js';
+
+/** Whether the field is a wire date-time: `.meta()` makes a copy of it, with the same definition. */
+function isDateTime(field: z.core.$ZodType): boolean {
+  return field._zod.def === wireDateTime._zod.def;
+}
 
 /** The fields of an answer shape that are date-times, nullable or not. */
 function dateFieldsOf(shape: z.ZodObject): string[] {
   return Object.entries(shape.shape)
-    .filter(
-      ([, field]) => field === wireDateTime || (field instanceof z.ZodNullable && field.unwrap() === wireDateTime),
-    )
+    .filter(([, field]) => isDateTime(field) || (field instanceof z.ZodNullable && isDateTime(field.unwrap())))
     .map(([name]) => name);
 }
 
@@ -25,6 +30,8 @@ describe('the SDK units', () => {
     expect([...DATE_FIELDS.project].sort()).toEqual(dateFieldsOf(wireProject).sort());
     expect([...DATE_FIELDS.context].sort()).toEqual(dateFieldsOf(wireContext).sort());
     expect([...DATE_FIELDS.settings].sort()).toEqual(dateFieldsOf(wireSettings).sort());
+    expect([...ACCOUNT_DATE_FIELDS.token].sort()).toEqual(dateFieldsOf(personalToken).sort());
+    expect([...ACCOUNT_DATE_FIELDS.app].sort()).toEqual(dateFieldsOf(connectedApp).sort());
   });
 
   it('undoes the server escaping of any text exactly once', () => {

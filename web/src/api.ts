@@ -6,6 +6,7 @@
  * reached (`UnavailableError`: offline).
  */
 import {
+  AccountError,
   TaskServiceClient,
   TaskServiceError,
   type Context as SdkContext,
@@ -140,7 +141,7 @@ function writeOf({ tags, ...fields }: TaskBody): TaskWrite {
 }
 
 /** fetch as the app wants it: never from the HTTP cache, and no answer at all means offline. */
-async function fetchFresh(input: string, init: RequestInit): Promise<Response> {
+export async function fetchFresh(input: string, init: RequestInit): Promise<Response> {
   try {
     return await fetch(input, { ...init, cache: 'no-store' });
   } catch (error) {
@@ -157,6 +158,15 @@ async function answerOf<T>(call: Promise<T>): Promise<T> {
       throw new UnavailableError(`HTTP ${error.status}`);
     throw error;
   }
+}
+
+/**
+ * Whether an account call (the SDK's AccountClient over fetchFresh) failed for want of the server:
+ * no answer, E502 or E503, or an answer that is not the account endpoints' own.
+ */
+export function isUnavailable(error: unknown): boolean {
+  if (error instanceof UnavailableError) return true;
+  return error instanceof AccountError && (error.code === null || error.status === 502 || error.status === 503);
 }
 
 export interface ApiClient {

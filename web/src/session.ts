@@ -3,16 +3,17 @@
  * sign-in pages made it), starts syncing for that account, and signing out ends the session on
  * the server, clears the browser's copy and goes back to the sign-in page.
  */
-import { AccountApi } from './account-api.ts';
+import { AccountClient } from '../../src/client/index.js';
 import { useEngine } from './actions.ts';
-import { createApi, UnavailableError } from './api.ts';
+import { createApi, fetchFresh, isUnavailable } from './api.ts';
 import { LocalStore } from './local-copy.ts';
 import { contexts, notice, projects, settings, signedOut, signingIn, tasks, waiting } from './state.ts';
 import { SyncEngine } from './sync.ts';
 import { currentToken, forgetToken, rememberToken } from './token.ts';
 
 export const api = createApi(currentToken);
-export const account = new AccountApi();
+/** The signed-in browser's own endpoints (`/account/*`), answering to the session cookie. */
+export const account = new AccountClient({ baseUrl: location.origin, fetch: fetchFresh });
 
 let running: { readonly engine: SyncEngine; readonly store: LocalStore } | null = null;
 
@@ -34,7 +35,7 @@ async function obtainToken(store: LocalStore): Promise<boolean> {
   try {
     who = await account.session();
   } catch (error) {
-    if (!(error instanceof UnavailableError)) throw error;
+    if (!isUnavailable(error)) throw error;
     signedOut.value = 'offline';
     return false;
   }

@@ -1,16 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import type { PortableAccount } from '../../domain/portable.js';
-import { nowMicros } from '../../domain/time.js';
-import { AdminError } from '../../service/accounts.js';
-import { FormatError } from '../../service/formats/account-json.js';
 import {
   EXPORT_FORMATS,
   IMPORT_FORMATS,
-  readPortableFile,
-  writePortableFile,
   type ExportFormat,
   type ImportFormat,
-} from '../../service/portable-files.js';
+  type PortableAccount,
+} from '../../domain/portable.js';
+import { nowMicros } from '../../domain/time.js';
+import { AdminError } from '../../service/accounts.js';
+import { FormatError } from '../../service/formats/account-json.js';
+import { readPortableFile, writePortableFile } from '../../service/portable-files.js';
 import type { ImportReport } from '../../service/portability.js';
 import { EXPORT_MEDIA_TYPES, exportDisposition, renderImportReport } from '../wire/account.js';
 import { AccountError, requireAccount, sendAccountJson } from './account-reply.js';

@@ -30,7 +30,6 @@ import {
 } from '../wire/oauth-shapes.js';
 import {
   accountErrorBody,
-  accountExport,
   accountSession,
   appTokenAnswer,
   connectedApp,
@@ -43,6 +42,7 @@ import {
   personalToken,
   personalTokenList,
 } from '../wire/account-shapes.js';
+import { accountExport } from '../wire/account-export-shape.js';
 
 /** A JSON Schema (2020-12, OpenAPI 3.1's dialect) as zod writes it. */
 export type JsonSchema = Record<string, unknown>;

@@ -2,11 +2,11 @@
  * The answers of the signed-in browser's account endpoints (`/account/*`, docs/auth.md) as zod
  * schemas, beside shapes.ts (the /v1 answers) and oauth-shapes.ts. account.ts builds its bodies as
  * these types, and the OpenAPI document is generated from them. The forms the endpoints read are
- * described here too, for the document: the endpoints read them field by field (form.ts).
+ * described here too, for the document: the endpoints read them field by field (form.ts). The SDK
+ * (src/client/account.ts) takes its types from here, so this file imports nothing that needs Node.
  */
 import { z } from 'zod';
-import { ACCOUNT_JSON_FORMAT } from '../../service/formats/account-json.js';
-import { IMPORT_PREVIEW_SIZE } from '../../service/portability.js';
+import { IMPORT_PREVIEW_SIZE } from '../../domain/portable.js';
 import { wireDateTime } from './shapes.js';
 
 /** Every string below arrives HTML-escaped (`&`, `<`, `>`, `'`, `"` as entities), as in /v1. */
@@ -158,13 +158,3 @@ export const importReport = z
   })
   .meta({ description: 'What an import of a file changed in the account, or would change (`dry_run`).' });
 export type ImportReportBody = z.infer<typeof importReport>;
-
-export const accountExport = z
-  .looseObject({
-    format: z.literal(ACCOUNT_JSON_FORMAT),
-    version: z.int().positive(),
-  })
-  .meta({
-    description:
-      "The account's lossless JSON export (settings, projects, contexts, live tasks; docs/operations.md), written as the command line's `export` writes it: text as it is, not HTML-escaped.",
-  });

@@ -2,7 +2,7 @@ import type { Account } from '../../domain/account.js';
 import type { ConnectedApp, TokenSummary } from '../../domain/auth.js';
 import type { Micros } from '../../domain/time.js';
 import type { ChangeCounts, ImportReport } from '../../service/portability.js';
-import type { ExportFormat } from '../../service/portable-files.js';
+import type { ExportFormat } from '../../domain/portable.js';
 import type {
   AccountErrorBody,
   AccountErrorCode,

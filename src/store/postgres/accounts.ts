@@ -1,23 +1,11 @@
 import type pg from 'pg';
-import {
-  DEFAULT_LANGUAGE,
-  DEFAULT_WEEK_START,
-  type Account,
-  type NewAccount,
-  type NewToken,
-  type SettingsPatch,
-  type TokenGrant,
-} from '../../domain/account.js';
+import type { Account, NewAccount, NewToken, SettingsPatch, TokenGrant } from '../../domain/account.js';
 import type { Micros } from '../../domain/time.js';
 // Shared with the SQLite store so both engines start accounts alike (see the shared suite).
 import { UsernameTakenError } from '../../domain/errors.js';
-import {
-  ACCOUNT_COLUMNS,
-  accountFromRow,
-  tokenGrantFromRow,
-  type AccountRow,
-  type TokenGrantRow,
-} from './account-rows.js';
+import { ACCOUNT, ACCOUNT_INSERT, TOKEN_GRANT, TOKEN_INSERT } from '../auth/rows.js';
+import type { DriverRow } from '../auth/shapes.js';
+import { POSTGRES_ROWS } from './auth-rows.js';
 import { numberFromBigint, type BigintText } from './values.js';
 import { NoSuchAccountError, isUniqueViolation } from './errors.js';
 import { Lease } from './lease.js';
@@ -30,27 +18,23 @@ import { storableText } from './text.js';
  * table, rather than one, so that a database distributed by account sends each where it belongs.
  */
 export async function createAccount(pool: pg.Pool, account: NewAccount, now: Micros): Promise<Account> {
-  const username = storableText('username', account.username);
+  const values = POSTGRES_ROWS.values(ACCOUNT_INSERT, { account, now });
   const lease = await Lease.take(pool);
   try {
     await lease.client.query('BEGIN');
-    const result = await lease.client.query<AccountRow>(
-      'INSERT INTO accounts (username, password_hash, nickname, timezone, language, week_start, created, updated) ' +
-        `VALUES ($1, $2, $1, $3, $4, $5, $6, $6) RETURNING ${ACCOUNT_COLUMNS}`,
-      [
-        username,
-        account.passwordHash,
-        storableText('timezone', account.timezone),
-        DEFAULT_LANGUAGE,
-        DEFAULT_WEEK_START,
-        now,
-      ],
+    const result = await lease.client.query<DriverRow>(
+      `${POSTGRES_ROWS.insert(ACCOUNT_INSERT)} RETURNING ${ACCOUNT.select}`,
+      values,
     );
     const [row] = result.rows;
     if (row === undefined) throw new Error('insert returned no account');
-    await lease.client.query('INSERT INTO usernames (username, account_id) VALUES ($1, $2)', [username, row.id]);
+    const made = POSTGRES_ROWS.decode(ACCOUNT, row);
+    await lease.client.query('INSERT INTO usernames (username, account_id) VALUES ($1, $2)', [
+      account.username,
+      made.id,
+    ]);
     await lease.client.query('COMMIT');
-    return accountFromRow(row);
+    return made;
   } catch (error) {
     await lease.rollback(error);
     if (isUniqueViolation(error, 'usernames_unique')) throw new UsernameTakenError(account.username);
@@ -70,9 +54,9 @@ export async function accountIdByName(pool: pg.Pool, username: string): Promise<
 }
 
 async function firstAccount(pool: pg.Pool, condition: string, params: unknown[]): Promise<Account | undefined> {
-  const result = await pool.query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE ${condition}`, params);
+  const result = await pool.query<DriverRow>(`SELECT ${ACCOUNT.select} FROM accounts WHERE ${condition}`, params);
   const [row] = result.rows;
-  return row === undefined ? undefined : accountFromRow(row);
+  return row === undefined ? undefined : POSTGRES_ROWS.decode(ACCOUNT, row);
 }
 
 export async function findAccount(pool: pg.Pool, username: string): Promise<Account | undefined> {
@@ -98,10 +82,10 @@ export async function updateSettings(
   patch: SettingsPatch,
   now: Micros,
 ): Promise<Account> {
-  const result = await pool.query<AccountRow>(
+  const result = await pool.query<DriverRow>(
     'UPDATE accounts SET nickname = COALESCE($2, nickname), timezone = COALESCE($3, timezone), ' +
       'language = COALESCE($4, language), week_start = COALESCE($5, week_start), ' +
-      `updated = GREATEST($6, updated + 1) WHERE id = $1 RETURNING ${ACCOUNT_COLUMNS}`,
+      `updated = GREATEST($6, updated + 1) WHERE id = $1 RETURNING ${ACCOUNT.select}`,
     [
       accountId,
       storableText('nickname', patch.nickname ?? null),
@@ -113,14 +97,11 @@ export async function updateSettings(
   );
   const [row] = result.rows;
   if (row === undefined) throw new NoSuchAccountError(accountId);
-  return accountFromRow(row);
+  return POSTGRES_ROWS.decode(ACCOUNT, row);
 }
 
 export async function insertToken(pool: pg.Pool, token: NewToken, now: Micros): Promise<void> {
-  await pool.query(
-    'INSERT INTO tokens (hash, account_id, scope, name, created, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
-    [token.hash, token.accountId, token.scope, storableText('name', token.name), now, token.expiresAt],
-  );
+  await pool.query(POSTGRES_ROWS.insert(TOKEN_INSERT), POSTGRES_ROWS.values(TOKEN_INSERT, { token, now }));
 }
 
 /** A token's grant, and where its account stood when it was read (its head, usage and stamps). */
@@ -131,17 +112,17 @@ export interface FoundToken {
 
 /** The token check of every request: its text is made once. */
 const FIND_TOKEN =
-  `SELECT t.scope, t.expires_at, t.revoked_at, ${[...ACCOUNT_COLUMNS.split(', '), ...STANDING_COLUMNS]
-    .map((column) => `a.${column}`)
-    .join(', ')} ` + 'FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.account_id = $1 AND t.hash = $2';
+  `SELECT ${TOKEN_GRANT.select}, ${STANDING_COLUMNS.map((column) => `a.${column}`).join(', ')} ` +
+  'FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.account_id = $1 AND t.hash = $2';
 
 /** The account's token of that hash (store.ts finds the account from the token first). */
 export async function findToken(pool: pg.Pool, accountId: number, hash: string): Promise<FoundToken | undefined> {
-  const result = await pool.query<TokenGrantRow & StandingRow>(FIND_TOKEN, [accountId, hash]);
+  const result = await pool.query<DriverRow & StandingRow>(FIND_TOKEN, [accountId, hash]);
   const [row] = result.rows;
   if (row === undefined) return undefined;
   const standing = standingFromRow(row);
-  return { grant: { ...tokenGrantFromRow(row), head: { rev: standing.rev, purgedRev: standing.purgedRev } }, standing };
+  const grant = POSTGRES_ROWS.decode(TOKEN_GRANT, row);
+  return { grant: { ...grant, head: { rev: standing.rev, purgedRev: standing.purgedRev } }, standing };
 }
 
 /** Keeps the first revocation time when a token is revoked twice. */

@@ -1,44 +1,46 @@
 import type pg from 'pg';
 import type { Account, Scope } from '../../domain/account.js';
-import {
-  tokenIdOf,
-  type AuthorizationCode,
-  type ConnectedApp,
-  type FailureCount,
-  type NewIssuedToken,
-  type NewSessionToken,
-  type OAuthClient,
-  type RefreshGrant,
-  type Session,
-  type TokenSummary,
+import type {
+  AuthorizationCode,
+  ConnectedApp,
+  FailureCount,
+  NewIssuedToken,
+  NewSessionToken,
+  OAuthClient,
+  RefreshGrant,
+  Session,
+  TokenSummary,
 } from '../../domain/auth.js';
 import type { SecretKey } from '../../domain/secret-key.js';
 import type { Micros } from '../../domain/time.js';
+import {
+  ACCOUNT,
+  CLIENT,
+  CLIENT_INSERT,
+  CONNECTED_APP,
+  CONSENT_INSERT,
+  CONSENT_SCOPE,
+  CODE_INSERT,
+  CREDENTIALS,
+  FAILURE_INSERT,
+  FAILURES,
+  ISSUED_TOKEN,
+  REFRESH_GRANT,
+  REFRESH_INSERT,
+  SESSION,
+  SESSION_INSERT,
+  TAKEN_CODE,
+  TOKEN_INSERT,
+  TOKEN_SUMMARY,
+} from '../auth/rows.js';
+import type { AuthColumns, DriverRow, RowShape } from '../auth/shapes.js';
 import type { AuthStore, TakenCode, TokenUse } from '../auth-store.js';
-import { ACCOUNT_COLUMNS, accountFromRow, type AccountRow } from './account-rows.js';
-import { scopeOf } from '../auth-columns.js';
-import { clientFromRow, codeFromRow, type ClientRow, type CodeRow } from './auth-rows.js';
 import { accountIdByName } from './accounts.js';
+import { POSTGRES_ROWS } from './auth-rows.js';
 import { guarded } from './errors.js';
 import { foundIfAny, underAccountOfSecret } from './secret-route.js';
 import { storableText } from './text.js';
-import { microsOrNull, numberFromBigint, type BigintText } from './values.js';
-
-const ACCOUNT_COLUMNS_OF_A = ACCOUNT_COLUMNS.split(', ')
-  .map((column) => `a.${column}`)
-  .join(', ');
-
-interface TokenSummaryRow {
-  readonly hash: string;
-  readonly name: string;
-  readonly scope: string;
-  readonly client_id: string | null;
-  readonly grant_id: string | null;
-  readonly created: BigintText;
-  readonly last_used: BigintText | null;
-  readonly expires_at: BigintText | null;
-  readonly revoked_at: BigintText | null;
-}
+import { numberFromBigint, type BigintText } from './values.js';
 
 /**
  * The AuthStore on PostgreSQL. Each change is one statement (data-modifying CTEs where several
@@ -53,6 +55,11 @@ export class PostgresAuthStore implements AuthStore {
     return guarded(async () => (await this.pool.query<R>(sql, [...params])).rows);
   }
 
+  /** The statement's rows, decoded as `shape` reads them. */
+  async #read<C extends AuthColumns, V>(shape: RowShape<C, V>, sql: string, params: readonly unknown[]): Promise<V[]> {
+    return (await this.#rows<DriverRow>(sql, params)).map((row) => POSTGRES_ROWS.decode(shape, row));
+  }
+
   async #count(sql: string, params: readonly unknown[]): Promise<number> {
     return guarded(async () => (await this.pool.query(sql, [...params])).rowCount ?? 0);
   }
@@ -64,11 +71,8 @@ export class PostgresAuthStore implements AuthStore {
   async findCredentials(username: string): Promise<{ account: Account; passwordHash: string | null } | undefined> {
     const id = await this.#accountIdByName(username);
     if (id === undefined) return undefined;
-    const [row] = await this.#rows<AccountRow & { password_hash: string | null }>(
-      `SELECT ${ACCOUNT_COLUMNS}, password_hash FROM accounts WHERE id = $1`,
-      [id],
-    );
-    return row === undefined ? undefined : { account: accountFromRow(row), passwordHash: row.password_hash };
+    const [found] = await this.#read(CREDENTIALS, `SELECT ${CREDENTIALS.select} FROM accounts WHERE id = $1`, [id]);
+    return found;
   }
 
   async setPassword(username: string, passwordHash: string, now: Micros): Promise<boolean> {
@@ -86,17 +90,15 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   /** Administration (`user list`): every account. */
-  async listAccounts(): Promise<readonly Account[]> {
-    const rows = await this.#rows<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY username`, []);
-    return rows.map(accountFromRow);
+  listAccounts(): Promise<readonly Account[]> {
+    return this.#read(ACCOUNT, `SELECT ${ACCOUNT.select} FROM accounts ORDER BY username`, []);
   }
 
   async createSession(hash: string, accountId: number, now: Micros): Promise<void> {
-    await this.#count('INSERT INTO sessions (hash, account_id, created, last_seen) VALUES ($1, $2, $3, $3)', [
-      hash,
-      accountId,
-      now,
-    ]);
+    await this.#count(
+      POSTGRES_ROWS.insert(SESSION_INSERT),
+      POSTGRES_ROWS.values(SESSION_INSERT, { hash, accountId, now }),
+    );
   }
 
   /** Runs `attempt` under the account that holds the secret (secret-route.ts). */
@@ -106,17 +108,13 @@ export class PostgresAuthStore implements AuthStore {
 
   findSession(key: SecretKey): Promise<Session | undefined> {
     return this.#underAccountOf(key, async (accountId) => {
-      const [row] = await this.#rows<AccountRow & { session_created: BigintText; last_seen: BigintText }>(
-        `SELECT ${ACCOUNT_COLUMNS_OF_A}, s.created AS session_created, s.last_seen
-         FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.account_id = $1 AND s.hash = $2`,
+      const [session] = await this.#read(
+        SESSION,
+        `SELECT ${SESSION.select} FROM sessions s JOIN accounts a ON a.id = s.account_id
+         WHERE s.account_id = $1 AND s.hash = $2`,
         [accountId, key.hash],
       );
-      if (row === undefined) return undefined;
-      return {
-        account: accountFromRow(row),
-        created: numberFromBigint(row.session_created),
-        lastSeen: numberFromBigint(row.last_seen),
-      };
+      return session;
     });
   }
 
@@ -159,36 +157,26 @@ export class PostgresAuthStore implements AuthStore {
   async insertSessionToken(token: NewSessionToken, now: Micros): Promise<boolean> {
     // A sign-out committing in the same instant may miss the token made meanwhile: it then lives
     // out its short expiry (docs/auth.md), unreachable, as the browser asking for it was signed out.
-    return (
-      (await this.#count(
-        `INSERT INTO tokens (hash, account_id, scope, name, created, expires_at, client_id, grant_id)
-         SELECT $1, $2, 'write', $3, $4, $5, NULL, hash FROM sessions WHERE hash = $6 AND account_id = $2`,
-        [token.hash, token.accountId, storableText('name', token.name), now, token.expiresAt, token.sessionHash],
-      )) > 0
+    const values = POSTGRES_ROWS.values(TOKEN_INSERT, { token, now });
+    const made = await this.#count(
+      `${POSTGRES_ROWS.insertInto(TOKEN_INSERT)} SELECT ${POSTGRES_ROWS.placeholders(TOKEN_INSERT)}
+       WHERE EXISTS (SELECT 1 FROM sessions WHERE account_id = $${values.length + 1} AND hash = $${values.length + 2})`,
+      [...values, token.accountId, token.sessionHash],
     );
+    return made > 0;
   }
 
   async insertClient(client: OAuthClient): Promise<void> {
-    await this.#count(
-      'INSERT INTO oauth_clients (id, name, secret_hash, redirect_uris, legacy_implicit, created) VALUES ($1, $2, $3, $4, $5, $6)',
-      [
-        client.id,
-        storableText('name', client.name),
-        client.secretHash,
-        JSON.stringify(client.redirectUris),
-        client.legacyImplicit,
-        client.created,
-      ],
-    );
+    await this.#count(POSTGRES_ROWS.insert(CLIENT_INSERT), POSTGRES_ROWS.values(CLIENT_INSERT, client));
   }
 
   async findClient(id: string): Promise<OAuthClient | undefined> {
-    const [row] = await this.#rows<ClientRow>('SELECT * FROM oauth_clients WHERE id = $1', [id]);
-    return row === undefined ? undefined : clientFromRow(row);
+    const [client] = await this.#read(CLIENT, `SELECT ${CLIENT.select} FROM oauth_clients WHERE id = $1`, [id]);
+    return client;
   }
 
-  async listClients(): Promise<readonly OAuthClient[]> {
-    return (await this.#rows<ClientRow>('SELECT * FROM oauth_clients ORDER BY created, id', [])).map(clientFromRow);
+  listClients(): Promise<readonly OAuthClient[]> {
+    return this.#read(CLIENT, `SELECT ${CLIENT.select} FROM oauth_clients ORDER BY created, id`, []);
   }
 
   /** Administration (`client remove`): what every account gave the client ends with it. */
@@ -206,40 +194,37 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   async findConsent(accountId: number, clientId: string): Promise<Scope | undefined> {
-    const [row] = await this.#rows<{ scope: string }>(
-      'SELECT scope FROM oauth_consents WHERE account_id = $1 AND client_id = $2',
+    const [scope] = await this.#read(
+      CONSENT_SCOPE,
+      `SELECT ${CONSENT_SCOPE.select} FROM oauth_consents WHERE account_id = $1 AND client_id = $2`,
       [accountId, clientId],
     );
-    return row === undefined ? undefined : scopeOf(row.scope);
+    return scope;
   }
 
   async saveConsent(accountId: number, clientId: string, scope: Scope, now: Micros): Promise<void> {
     await this.#count(
-      `INSERT INTO oauth_consents (account_id, client_id, scope, created) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (account_id, client_id) DO UPDATE SET scope = excluded.scope`,
-      [accountId, clientId, scope, now],
+      `${POSTGRES_ROWS.insert(CONSENT_INSERT)} ON CONFLICT (account_id, client_id) DO UPDATE SET scope = excluded.scope`,
+      POSTGRES_ROWS.values(CONSENT_INSERT, { accountId, clientId, scope, now }),
     );
   }
 
   async insertCode(code: AuthorizationCode): Promise<void> {
-    await this.#count(
-      `INSERT INTO oauth_codes (hash, client_id, account_id, redirect_uri, scope, challenge, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [code.hash, code.clientId, code.accountId, code.redirectUri, code.scope, code.challenge, code.expiresAt],
-    );
+    await this.#count(POSTGRES_ROWS.insert(CODE_INSERT), POSTGRES_ROWS.values(CODE_INSERT, code));
   }
 
   takeCode(key: SecretKey, now: Micros): Promise<TakenCode | undefined> {
     return this.#underAccountOf(key, async (accountId) => {
       // The row lock makes two simultaneous takers queue: the second sees the first one's used_at.
-      const [row] = await this.#rows<CodeRow>(
-        `WITH before AS (SELECT * FROM oauth_codes WHERE account_id = $1 AND hash = $2 FOR UPDATE),
+      const [taken] = await this.#read(
+        TAKEN_CODE,
+        `WITH before AS (SELECT ${TAKEN_CODE.select} FROM oauth_codes WHERE account_id = $1 AND hash = $2 FOR UPDATE),
               taken AS (UPDATE oauth_codes c SET used_at = COALESCE(c.used_at, $3) FROM before
                         WHERE c.account_id = $1 AND c.hash = before.hash)
          SELECT * FROM before`,
         [accountId, key.hash, now],
       );
-      return row === undefined ? undefined : { code: codeFromRow(row), usedBefore: row.used_at !== null };
+      return taken;
     });
   }
 
@@ -249,48 +234,21 @@ export class PostgresAuthStore implements AuthStore {
   }
 
   async insertIssuedToken(token: NewIssuedToken, now: Micros): Promise<void> {
-    await this.#count(
-      `INSERT INTO tokens (hash, account_id, scope, name, created, expires_at, client_id, grant_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [
-        token.hash,
-        token.accountId,
-        token.scope,
-        storableText('name', token.name),
-        now,
-        token.expiresAt,
-        token.clientId,
-        token.grantId,
-      ],
-    );
+    await this.#count(POSTGRES_ROWS.insert(TOKEN_INSERT), POSTGRES_ROWS.values(TOKEN_INSERT, { token, now }));
   }
 
   async insertRefreshToken(hash: string, grant: Omit<RefreshGrant, 'revoked'>, now: Micros): Promise<void> {
-    await this.#count(
-      'INSERT INTO refresh_tokens (hash, account_id, client_id, scope, grant_id, created) VALUES ($1, $2, $3, $4, $5, $6)',
-      [hash, grant.accountId, grant.clientId, grant.scope, grant.grantId, now],
-    );
+    await this.#count(POSTGRES_ROWS.insert(REFRESH_INSERT), POSTGRES_ROWS.values(REFRESH_INSERT, { hash, grant, now }));
   }
 
   findRefreshToken(key: SecretKey): Promise<RefreshGrant | undefined> {
     return this.#underAccountOf(key, async (accountId) => {
-      const [row] = await this.#rows<{
-        client_id: string;
-        scope: string;
-        grant_id: string;
-        revoked_at: BigintText | null;
-      }>('SELECT client_id, scope, grant_id, revoked_at FROM refresh_tokens WHERE account_id = $1 AND hash = $2', [
-        accountId,
-        key.hash,
-      ]);
-      if (row === undefined) return undefined;
-      return {
-        accountId,
-        clientId: row.client_id,
-        scope: scopeOf(row.scope),
-        grantId: row.grant_id,
-        revoked: row.revoked_at !== null,
-      };
+      const [grant] = await this.#read(
+        REFRESH_GRANT,
+        `SELECT ${REFRESH_GRANT.select} FROM refresh_tokens WHERE account_id = $1 AND hash = $2`,
+        [accountId, key.hash],
+      );
+      return grant;
     });
   }
 
@@ -317,31 +275,21 @@ export class PostgresAuthStore implements AuthStore {
 
   findIssuedToken(key: SecretKey): Promise<{ clientId: string | null; grantId: string | null } | undefined> {
     return this.#underAccountOf(key, async (accountId) => {
-      const [row] = await this.#rows<{ client_id: string | null; grant_id: string | null }>(
-        'SELECT client_id, grant_id FROM tokens WHERE account_id = $1 AND hash = $2',
+      const [issued] = await this.#read(
+        ISSUED_TOKEN,
+        `SELECT ${ISSUED_TOKEN.select} FROM tokens WHERE account_id = $1 AND hash = $2`,
         [accountId, key.hash],
       );
-      return row === undefined ? undefined : { clientId: row.client_id, grantId: row.grant_id };
+      return issued;
     });
   }
 
-  async listTokens(accountId: number): Promise<readonly TokenSummary[]> {
-    const rows = await this.#rows<TokenSummaryRow>(
-      `SELECT hash, name, scope, client_id, grant_id, created, last_used, expires_at, revoked_at
-       FROM tokens WHERE account_id = $1 ORDER BY created, hash`,
+  listTokens(accountId: number): Promise<readonly TokenSummary[]> {
+    return this.#read(
+      TOKEN_SUMMARY,
+      `SELECT ${TOKEN_SUMMARY.select} FROM tokens WHERE account_id = $1 ORDER BY created, hash`,
       [accountId],
     );
-    return rows.map((row) => ({
-      id: tokenIdOf(row.hash),
-      name: row.name,
-      scope: scopeOf(row.scope),
-      clientId: row.client_id,
-      created: numberFromBigint(row.created),
-      lastUsed: microsOrNull(row.last_used),
-      expiresAt: microsOrNull(row.expires_at),
-      revoked: row.revoked_at !== null,
-      sessionBound: row.client_id === null && row.grant_id !== null,
-    }));
   }
 
   async revokeTokenById(id: string, now: Micros, accountId?: number): Promise<boolean> {
@@ -368,27 +316,13 @@ export class PostgresAuthStore implements AuthStore {
     ]);
   }
 
-  async listConnectedApps(accountId: number): Promise<readonly ConnectedApp[]> {
-    const rows = await this.#rows<{
-      client_id: string;
-      name: string;
-      scope: string;
-      created: BigintText;
-      last_used: BigintText | null;
-    }>(
-      `SELECT c.client_id, k.name, c.scope, c.created,
-              (SELECT max(t.last_used) FROM tokens t WHERE t.account_id = $1 AND t.client_id = c.client_id) AS last_used
-       FROM oauth_consents c JOIN oauth_clients k ON k.id = c.client_id
+  listConnectedApps(accountId: number): Promise<readonly ConnectedApp[]> {
+    return this.#read(
+      CONNECTED_APP,
+      `SELECT ${CONNECTED_APP.select} FROM oauth_consents c JOIN oauth_clients k ON k.id = c.client_id
        WHERE c.account_id = $1 ORDER BY k.name, c.client_id`,
       [accountId],
     );
-    return rows.map((row) => ({
-      clientId: row.client_id,
-      name: row.name,
-      scope: scopeOf(row.scope),
-      allowed: numberFromBigint(row.created),
-      lastUsed: microsOrNull(row.last_used),
-    }));
   }
 
   async revokeClientAccess(accountId: number, clientId: string, now: Micros): Promise<void> {
@@ -421,15 +355,16 @@ export class PostgresAuthStore implements AuthStore {
   // The throttle is keyed by username or address, never by account: `sign_in_failures` is distributed
   // by its own key (docs/operations.md, "Sharding by account"), and each statement names one key.
   async recordFailure(key: string, now: Micros): Promise<void> {
-    await this.#count('INSERT INTO sign_in_failures (key, at) VALUES ($1, $2)', [storableText('key', key), now]);
+    await this.#count(POSTGRES_ROWS.insert(FAILURE_INSERT), POSTGRES_ROWS.values(FAILURE_INSERT, { key, now }));
   }
 
   async failuresSince(key: string, since: Micros): Promise<FailureCount> {
-    const [row] = await this.#rows<{ count: BigintText; last: BigintText | null }>(
-      'SELECT count(*) AS count, max(at) AS last FROM sign_in_failures WHERE key = $1 AND at >= $2',
+    const [failures] = await this.#read(
+      FAILURES,
+      `SELECT ${FAILURES.select} FROM sign_in_failures WHERE key = $1 AND at >= $2`,
       [storableText('key', key), since],
     );
-    return { count: row === undefined ? 0 : numberFromBigint(row.count), last: microsOrNull(row?.last ?? null) ?? 0 };
+    return failures ?? { count: 0, last: 0 };
   }
 
   async clearFailures(key: string): Promise<void> {

@@ -1,13 +1,8 @@
 import type { Account, TokenGrant } from '../../domain/account.js';
-import {
-  ACCOUNT_COLUMNS,
-  ACCOUNT_COLUMNS_OF_A,
-  accountFromRow,
-  grantFromRow,
-  type AccountListHeadRow,
-  type AccountRow,
-  type TokenGrantRow,
-} from './account-rows.js';
+import { ACCOUNT, TOKEN_GRANT } from '../auth/rows.js';
+import type { DriverRow } from '../auth/shapes.js';
+import type { AccountListHeadRow } from './account-rows.js';
+import { decoding } from './auth-rows.js';
 import type { SqliteDatabase } from './connection.js';
 
 /** Statements that read accounts and tokens, prepared once on a read connection. */
@@ -17,30 +12,32 @@ export class AccountReads {
   readonly #grant;
 
   constructor(db: SqliteDatabase) {
-    this.#byUsername = db.prepare<[username: string], AccountRow>(
-      `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE username = ?`,
+    this.#byUsername = decoding(
+      ACCOUNT,
+      db.prepare<[username: string], DriverRow>(`SELECT ${ACCOUNT.select} FROM accounts WHERE username = ?`),
     );
-    this.#byId = db.prepare<[id: number], AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ?`);
-    this.#grant = db.prepare<[hash: string], TokenGrantRow>(
-      `SELECT ${ACCOUNT_COLUMNS_OF_A}, t.scope, t.expires_at, t.revoked_at
-       FROM tokens t JOIN accounts a ON a.id = t.account_id
-       WHERE t.hash = ?`,
+    this.#byId = decoding(
+      ACCOUNT,
+      db.prepare<[id: number], DriverRow>(`SELECT ${ACCOUNT.select} FROM accounts WHERE id = ?`),
+    );
+    this.#grant = decoding(
+      TOKEN_GRANT,
+      db.prepare<[hash: string], DriverRow>(
+        `SELECT ${TOKEN_GRANT.select} FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.hash = ?`,
+      ),
     );
   }
 
   findAccount(username: string): Account | undefined {
-    const row = this.#byUsername.get(username);
-    return row === undefined ? undefined : accountFromRow(row);
+    return this.#byUsername.get(username);
   }
 
   getAccount(id: number): Account | undefined {
-    const row = this.#byId.get(id);
-    return row === undefined ? undefined : accountFromRow(row);
+    return this.#byId.get(id);
   }
 
   findToken(hash: string): TokenGrant | undefined {
-    const row = this.#grant.get(hash);
-    return row === undefined ? undefined : grantFromRow(row);
+    return this.#grant.get(hash);
   }
 }
 

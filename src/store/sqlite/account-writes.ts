@@ -1,15 +1,11 @@
-import {
-  DEFAULT_LANGUAGE,
-  DEFAULT_WEEK_START,
-  type Account,
-  type NewAccount,
-  type NewToken,
-  type SettingsPatch,
-} from '../../domain/account.js';
+import type { Account, NewAccount, NewToken, SettingsPatch } from '../../domain/account.js';
 import type { StorageUsage } from '../../domain/storage-quota.js';
 import type { Micros } from '../../domain/time.js';
 import { UsernameTakenError } from '../../domain/errors.js';
-import { ACCOUNT_COLUMNS, accountFromRow, type AccountHeadRow, type AccountRow } from './account-rows.js';
+import { ACCOUNT, ACCOUNT_INSERT, TOKEN_INSERT } from '../auth/rows.js';
+import type { DriverRow } from '../auth/shapes.js';
+import type { AccountHeadRow } from './account-rows.js';
+import { decoding, prepareInsert, SQLITE_ROWS } from './auth-rows.js';
 import type { SqliteDatabase } from './connection.js';
 import { isUniqueViolation } from './sqlite-errors.js';
 
@@ -35,39 +31,27 @@ export class AccountWrites {
   readonly #allIds;
 
   constructor(db: SqliteDatabase) {
-    this.#insertAccount = db.prepare<
-      [
-        username: string,
-        passwordHash: string | null,
-        nickname: string,
-        timezone: string,
-        language: string,
-        weekStart: number,
-        created: number,
-        updated: number,
-      ],
-      AccountRow
-    >(
-      `INSERT INTO accounts (username, password_hash, nickname, timezone, language, week_start, created, updated)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       RETURNING ${ACCOUNT_COLUMNS}`,
+    this.#insertAccount = decoding(
+      ACCOUNT,
+      db.prepare<unknown[], DriverRow>(`${SQLITE_ROWS.insert(ACCOUNT_INSERT)} RETURNING ${ACCOUNT.select}`),
     );
     this.#setDisabled = db.prepare<[disabled: number, username: string]>(
       'UPDATE accounts SET disabled = ? WHERE username = ?',
     );
     // An absent field binds NULL and keeps its value. `updated` never goes back, like the
     // stamps of records, even when the clock does.
-    this.#updateSettings = db.prepare<SettingsParams, AccountRow>(
-      `UPDATE accounts SET
-         nickname = coalesce(@nickname, nickname), timezone = coalesce(@timezone, timezone),
-         language = coalesce(@language, language), week_start = coalesce(@week_start, week_start),
-         updated = max(@now, updated + 1)
-       WHERE id = @id
-       RETURNING ${ACCOUNT_COLUMNS}`,
+    this.#updateSettings = decoding(
+      ACCOUNT,
+      db.prepare<SettingsParams, DriverRow>(
+        `UPDATE accounts SET
+           nickname = coalesce(@nickname, nickname), timezone = coalesce(@timezone, timezone),
+           language = coalesce(@language, language), week_start = coalesce(@week_start, week_start),
+           updated = max(@now, updated + 1)
+         WHERE id = @id
+         RETURNING ${ACCOUNT.select}`,
+      ),
     );
-    this.#insertToken = db.prepare<
-      [hash: string, accountId: number, scope: string, name: string, created: number, expiresAt: number | null]
-    >('INSERT INTO tokens (hash, account_id, scope, name, created, expires_at) VALUES (?, ?, ?, ?, ?, ?)');
+    this.#insertToken = prepareInsert(db, TOKEN_INSERT);
     // Revoking twice keeps the first time.
     this.#revokeToken = db.prepare<[revokedAt: number, hash: string]>(
       'UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE hash = ?',
@@ -84,18 +68,9 @@ export class AccountWrites {
 
   createAccount(account: NewAccount, now: Micros): Account {
     try {
-      const row = this.#insertAccount.get(
-        account.username,
-        account.passwordHash,
-        account.username,
-        account.timezone,
-        DEFAULT_LANGUAGE,
-        DEFAULT_WEEK_START,
-        now,
-        now,
-      );
-      if (row === undefined) throw new Error('inserting an account returned no row');
-      return accountFromRow(row);
+      const made = this.#insertAccount.get(...SQLITE_ROWS.values(ACCOUNT_INSERT, { account, now }));
+      if (made === undefined) throw new Error('inserting an account returned no row');
+      return made;
     } catch (error) {
       // username is the only unique column a new account can clash on (id is assigned).
       if (isUniqueViolation(error)) throw new UsernameTakenError(account.username);
@@ -108,7 +83,7 @@ export class AccountWrites {
   }
 
   updateSettings(accountId: number, patch: SettingsPatch, now: Micros): Account {
-    const row = this.#updateSettings.get({
+    const updated = this.#updateSettings.get({
       id: accountId,
       nickname: patch.nickname ?? null,
       timezone: patch.timezone ?? null,
@@ -116,12 +91,12 @@ export class AccountWrites {
       week_start: patch.weekStart ?? null,
       now,
     });
-    if (row === undefined) throw new Error(`no account with id ${accountId}`);
-    return accountFromRow(row);
+    if (updated === undefined) throw new Error(`no account with id ${accountId}`);
+    return updated;
   }
 
   insertToken(token: NewToken, now: Micros): void {
-    this.#insertToken.run(token.hash, token.accountId, token.scope, token.name, now, token.expiresAt);
+    this.#insertToken({ token, now });
   }
 
   revokeToken(hash: string, now: Micros): boolean {

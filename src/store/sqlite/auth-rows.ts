@@ -1,57 +1,38 @@
-import type { AuthorizationCode, OAuthClient } from '../../domain/auth.js';
-import { redirectUrisOf, scopeOf } from '../auth-columns.js';
+import type { Statement } from 'better-sqlite3';
+import { engineRows, type AuthColumns, type DriverRow, type InsertShape, type RowShape } from '../auth/shapes.js';
+import { SQLITE_CODEC } from './codec.js';
+import type { SqliteDatabase } from './connection.js';
 
-export interface ClientRow {
-  readonly id: string;
-  readonly name: string;
-  readonly secret_hash: string | null;
-  readonly redirect_uris: string;
-  readonly legacy_implicit: number;
-  readonly created: number;
+/** The rows of sign-in (store/auth/rows.ts) as SQLite writes and reads them: its codec, `?` placeholders. */
+export const SQLITE_ROWS = engineRows(SQLITE_CODEC, () => '?');
+
+/** A prepared read whose rows come back decoded. */
+export interface Read<P extends unknown[], V> {
+  get(...params: P): V | undefined;
+  all(...params: P): V[];
 }
 
-export interface CodeRow {
-  readonly hash: string;
-  readonly client_id: string;
-  readonly account_id: number;
-  readonly redirect_uri: string;
-  readonly scope: string;
-  readonly challenge: string | null;
-  readonly expires_at: number;
-  readonly used_at: number | null;
-}
-
-export interface TokenSummaryRow {
-  readonly hash: string;
-  readonly name: string;
-  readonly scope: string;
-  readonly client_id: string | null;
-  readonly grant_id: string | null;
-  readonly created: number;
-  readonly last_used: number | null;
-  readonly expires_at: number | null;
-  readonly revoked_at: number | null;
-}
-
-export function clientFromRow(row: ClientRow): OAuthClient {
+/** The statement's rows, decoded as `shape` reads them. */
+export function decoding<P extends unknown[], C extends AuthColumns, V>(
+  shape: RowShape<C, V>,
+  statement: Statement<P, DriverRow>,
+): Read<P, V> {
+  const decode = (row: DriverRow): V => SQLITE_ROWS.decode(shape, row);
   return {
-    id: row.id,
-    name: row.name,
-    secretHash: row.secret_hash,
-    redirectUris: redirectUrisOf(row.redirect_uris),
-    legacyImplicit: row.legacy_implicit === 1,
-    created: row.created,
+    get(...params) {
+      const row = statement.get(...params);
+      return row === undefined ? undefined : decode(row);
+    },
+    all: (...params) => statement.all(...params).map(decode),
   };
 }
 
-export function codeFromRow(row: CodeRow): AuthorizationCode {
-  return {
-    hash: row.hash,
-    clientId: row.client_id,
-    accountId: row.account_id,
-    redirectUri: row.redirect_uri,
-    scope: scopeOf(row.scope),
-    challenge: row.challenge,
-    expiresAt: row.expires_at,
-  };
+/** A prepared insert of the shape: `run(value)` writes the row `value` makes. */
+export function prepareInsert<C extends AuthColumns, V>(
+  db: SqliteDatabase,
+  shape: InsertShape<C, V>,
+  suffix = '',
+): (value: V) => number {
+  const statement = db.prepare(`${SQLITE_ROWS.insert(shape)}${suffix}`);
+  return (value) => statement.run(...SQLITE_ROWS.values(shape, value)).changes;
 }

@@ -1,22 +1,41 @@
 import type { Account, Scope } from '../../domain/account.js';
-import {
-  tokenIdOf,
-  type AuthorizationCode,
-  type ConnectedApp,
-  type FailureCount,
-  type NewIssuedToken,
-  type NewSessionToken,
-  type OAuthClient,
-  type RefreshGrant,
-  type Session,
-  type TokenSummary,
+import type {
+  AuthorizationCode,
+  ConnectedApp,
+  FailureCount,
+  NewIssuedToken,
+  NewSessionToken,
+  OAuthClient,
+  RefreshGrant,
+  Session,
+  TokenSummary,
 } from '../../domain/auth.js';
 import type { SecretKey } from '../../domain/secret-key.js';
 import type { Micros } from '../../domain/time.js';
+import {
+  ACCOUNT,
+  CLIENT,
+  CLIENT_INSERT,
+  CONNECTED_APP,
+  CONSENT_INSERT,
+  CONSENT_SCOPE,
+  CODE_INSERT,
+  CREDENTIALS,
+  FAILURE_INSERT,
+  FAILURES,
+  ISSUED_TOKEN,
+  REFRESH_GRANT,
+  REFRESH_INSERT,
+  SESSION,
+  SESSION_INSERT,
+  TAKEN_CODE,
+  TOKEN_INSERT,
+  TOKEN_OWNER,
+  TOKEN_SUMMARY,
+} from '../auth/rows.js';
 import type { AuthStore, TakenCode, TokenUse } from '../auth-store.js';
-import { ACCOUNT_COLUMNS, ACCOUNT_COLUMNS_OF_A, accountFromRow, type AccountRow } from './account-rows.js';
-import { scopeOf } from '../auth-columns.js';
-import { clientFromRow, codeFromRow, type ClientRow, type CodeRow, type TokenSummaryRow } from './auth-rows.js';
+import type { DriverRow } from '../auth/shapes.js';
+import { decoding, prepareInsert, SQLITE_ROWS } from './auth-rows.js';
 import type { SqliteDatabase } from './connection.js';
 
 /** Runs a job on the write connection, in turn with every other write of this store. */
@@ -44,10 +63,7 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   findCredentials(username: string): Promise<{ account: Account; passwordHash: string | null } | undefined> {
-    return this.#run((s) => {
-      const row = s.credentials.get(username);
-      return row === undefined ? undefined : { account: accountFromRow(row), passwordHash: row.password_hash };
-    });
+    return this.#run((s) => s.credentials.get(username));
   }
 
   setPassword(username: string, passwordHash: string, now: Micros): Promise<boolean> {
@@ -63,20 +79,15 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   listAccounts(): Promise<readonly Account[]> {
-    return this.#run((s) => s.accounts.all().map(accountFromRow));
+    return this.#run((s) => s.accounts.all());
   }
 
   createSession(hash: string, accountId: number, now: Micros): Promise<void> {
-    return this.#run((s) => void s.createSession.run(hash, accountId, now, now));
+    return this.#run((s) => void s.createSession({ hash, accountId, now }));
   }
 
   findSession(key: SecretKey): Promise<Session | undefined> {
-    return this.#run((s) => {
-      const row = s.session.get(key.hash);
-      return row === undefined
-        ? undefined
-        : { account: accountFromRow(row), created: row.session_created, lastSeen: row.last_seen };
-    });
+    return this.#run((s) => s.session.get(key.hash));
   }
 
   touchSession(key: SecretKey, now: Micros): Promise<void> {
@@ -102,43 +113,19 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   insertSessionToken(token: NewSessionToken, now: Micros): Promise<boolean> {
-    return this.#run(
-      (s) =>
-        s.insertSessionToken.run(
-          token.hash,
-          token.accountId,
-          token.name,
-          now,
-          token.expiresAt,
-          token.sessionHash,
-          token.accountId,
-        ).changes > 0,
-    );
+    return this.#run((s) => s.insertSessionToken(token, now) > 0);
   }
 
   insertClient(client: OAuthClient): Promise<void> {
-    return this.#run(
-      (s) =>
-        void s.insertClient.run(
-          client.id,
-          client.name,
-          client.secretHash,
-          JSON.stringify(client.redirectUris),
-          client.legacyImplicit ? 1 : 0,
-          client.created,
-        ),
-    );
+    return this.#run((s) => void s.insertClient(client));
   }
 
   findClient(id: string): Promise<OAuthClient | undefined> {
-    return this.#run((s) => {
-      const row = s.client.get(id);
-      return row === undefined ? undefined : clientFromRow(row);
-    });
+    return this.#run((s) => s.client.get(id));
   }
 
   listClients(): Promise<readonly OAuthClient[]> {
-    return this.#run((s) => s.clients.all().map(clientFromRow));
+    return this.#run((s) => s.clients.all());
   }
 
   removeClient(id: string, now: Micros): Promise<boolean> {
@@ -155,38 +142,23 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   findConsent(accountId: number, clientId: string): Promise<Scope | undefined> {
-    return this.#run((s) => {
-      const scope = s.consent.get(accountId, clientId);
-      return scope === undefined ? undefined : scopeOf(scope);
-    });
+    return this.#run((s) => s.consent.get(accountId, clientId));
   }
 
   saveConsent(accountId: number, clientId: string, scope: Scope, now: Micros): Promise<void> {
-    return this.#run((s) => void s.saveConsent.run(accountId, clientId, scope, now));
+    return this.#run((s) => void s.saveConsent({ accountId, clientId, scope, now }));
   }
 
   insertCode(code: AuthorizationCode): Promise<void> {
-    return this.#run(
-      (s) =>
-        void s.insertCode.run(
-          code.hash,
-          code.clientId,
-          code.accountId,
-          code.redirectUri,
-          code.scope,
-          code.challenge,
-          code.expiresAt,
-        ),
-    );
+    return this.#run((s) => void s.insertCode(code));
   }
 
   takeCode(key: SecretKey, now: Micros): Promise<TakenCode | undefined> {
     return this.#run((s) =>
       this.db.transaction(() => {
-        const row = s.code.get(key.hash);
-        if (row === undefined) return undefined;
-        if (row.used_at === null) s.useCode.run(now, key.hash);
-        return { code: codeFromRow(row), usedBefore: row.used_at !== null };
+        const taken = s.code.get(key.hash);
+        if (taken !== undefined && !taken.usedBefore) s.useCode.run(now, key.hash);
+        return taken;
       })(),
     );
   }
@@ -196,39 +168,15 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   insertIssuedToken(token: NewIssuedToken, now: Micros): Promise<void> {
-    return this.#run(
-      (s) =>
-        void s.insertToken.run(
-          token.hash,
-          token.accountId,
-          token.scope,
-          token.name,
-          now,
-          token.expiresAt,
-          token.clientId,
-          token.grantId,
-        ),
-    );
+    return this.#run((s) => void s.insertToken({ token, now }));
   }
 
   insertRefreshToken(hash: string, grant: Omit<RefreshGrant, 'revoked'>, now: Micros): Promise<void> {
-    return this.#run(
-      (s) => void s.insertRefresh.run(hash, grant.accountId, grant.clientId, grant.scope, grant.grantId, now),
-    );
+    return this.#run((s) => void s.insertRefresh({ hash, grant, now }));
   }
 
   findRefreshToken(key: SecretKey): Promise<RefreshGrant | undefined> {
-    return this.#run((s) => {
-      const row = s.refresh.get(key.hash);
-      if (row === undefined) return undefined;
-      return {
-        accountId: row.account_id,
-        clientId: row.client_id,
-        scope: scopeOf(row.scope),
-        grantId: row.grant_id,
-        revoked: row.revoked_at !== null,
-      };
-    });
+    return this.#run((s) => s.refresh.get(key.hash));
   }
 
   spendRefreshToken(key: SecretKey, now: Micros): Promise<boolean> {
@@ -246,25 +194,22 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   findIssuedToken(key: SecretKey): Promise<{ clientId: string | null; grantId: string | null } | undefined> {
-    return this.#run((s) => {
-      const row = s.issued.get(key.hash);
-      return row === undefined ? undefined : { clientId: row.client_id, grantId: row.grant_id };
-    });
+    return this.#run((s) => s.issued.get(key.hash));
   }
 
   listTokens(accountId: number): Promise<readonly TokenSummary[]> {
-    return this.#run((s) => s.tokens.all(accountId).map(summaryFromRow));
+    return this.#run((s) => s.tokens.all(accountId));
   }
 
   revokeTokenById(id: string, now: Micros, accountId?: number): Promise<boolean> {
     return this.#run((s) =>
       this.db.transaction(() => {
-        const hashes = s.hashesWithPrefix
+        const owned = s.tokensWithPrefix
           .all(id, `${id}g`)
-          .filter((row) => accountId === undefined || row.account_id === accountId);
-        const [only] = hashes;
+          .filter((token) => accountId === undefined || token.accountId === accountId);
+        const [only] = owned;
         // 64 bits of prefix make a clash unheard of; should one occur, revoke nothing rather than two.
-        if (only === undefined || hashes.length > 1) return false;
+        if (only === undefined || owned.length > 1) return false;
         s.revokeToken.run(now, only.hash);
         return true;
       })(),
@@ -276,15 +221,7 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   listConnectedApps(accountId: number): Promise<readonly ConnectedApp[]> {
-    return this.#run((s) =>
-      s.connectedApps.all(accountId, accountId).map((row) => ({
-        clientId: row.client_id,
-        name: row.name,
-        scope: scopeOf(row.scope),
-        allowed: row.created,
-        lastUsed: row.last_used,
-      })),
-    );
+    return this.#run((s) => s.connectedApps.all(accountId));
   }
 
   revokeClientAccess(accountId: number, clientId: string, now: Micros): Promise<void> {
@@ -306,14 +243,11 @@ export class SqliteAuthStore implements AuthStore {
   }
 
   recordFailure(key: string, now: Micros): Promise<void> {
-    return this.#run((s) => void s.recordFailure.run(key, now));
+    return this.#run((s) => void s.recordFailure({ key, now }));
   }
 
   failuresSince(key: string, since: Micros): Promise<FailureCount> {
-    return this.#run((s) => {
-      const row = s.failures.get(key, since);
-      return { count: row?.count ?? 0, last: row?.last ?? 0 };
-    });
+    return this.#run((s) => s.failures.get(key, since) ?? { count: 0, last: 0 });
   }
 
   clearFailures(key: string): Promise<void> {
@@ -325,37 +259,21 @@ export class SqliteAuthStore implements AuthStore {
   }
 }
 
-function summaryFromRow(row: TokenSummaryRow): TokenSummary {
-  return {
-    id: tokenIdOf(row.hash),
-    name: row.name,
-    scope: scopeOf(row.scope),
-    clientId: row.client_id,
-    created: row.created,
-    lastUsed: row.last_used,
-    expiresAt: row.expires_at,
-    revoked: row.revoked_at !== null,
-    sessionBound: row.client_id === null && row.grant_id !== null,
-  };
-}
-
-interface SessionRow extends AccountRow {
-  readonly session_created: number;
-  readonly last_seen: number;
-}
-
-interface RefreshRow {
-  readonly account_id: number;
-  readonly client_id: string;
-  readonly scope: string;
-  readonly grant_id: string;
-  readonly revoked_at: number | null;
+/** The web app's token is made only while its session exists, in the same statement. */
+function prepareSessionTokenInsert(db: SqliteDatabase): (token: NewSessionToken, now: Micros) => number {
+  const statement = db.prepare(
+    `${SQLITE_ROWS.insertInto(TOKEN_INSERT)} SELECT ${SQLITE_ROWS.placeholders(TOKEN_INSERT)}
+     WHERE EXISTS (SELECT 1 FROM sessions WHERE hash = ? AND account_id = ?)`,
+  );
+  return (token, now) =>
+    statement.run(...SQLITE_ROWS.values(TOKEN_INSERT, { token, now }), token.sessionHash, token.accountId).changes;
 }
 
 function prepare(db: SqliteDatabase) {
   return {
-    credentials: db.prepare<[username: string], AccountRow & { password_hash: string | null }>(
-      `SELECT ${ACCOUNT_COLUMNS}, password_hash FROM accounts WHERE username = ?`,
+    credentials: decoding(
+      CREDENTIALS,
+      db.prepare<[username: string], DriverRow>(`SELECT ${CREDENTIALS.select} FROM accounts WHERE username = ?`),
     ),
     setPassword: db
       .prepare<[hash: string, username: string], number>(
@@ -371,49 +289,36 @@ function prepare(db: SqliteDatabase) {
       `UPDATE tokens SET revoked_at = coalesce(revoked_at, ?)
        WHERE grant_id IN (SELECT hash FROM sessions WHERE last_seen < ?)`,
     ),
-    insertSessionToken: db.prepare<
-      [
-        hash: string,
-        accountId: number,
-        name: string,
-        created: number,
-        expiresAt: number,
-        sessionHash: string,
-        sessionAccountId: number,
-      ]
-    >(
-      `INSERT INTO tokens (hash, account_id, scope, name, created, expires_at, client_id, grant_id)
-       SELECT ?, ?, 'write', ?, ?, ?, NULL, hash FROM sessions WHERE hash = ? AND account_id = ?`,
+    insertSessionToken: prepareSessionTokenInsert(db),
+    connectedApps: decoding(
+      CONNECTED_APP,
+      db.prepare<[accountId: number], DriverRow>(
+        `SELECT ${CONNECTED_APP.select} FROM oauth_consents c JOIN oauth_clients k ON k.id = c.client_id
+         WHERE c.account_id = ? ORDER BY k.name, c.client_id`,
+      ),
     ),
-    connectedApps: db.prepare<
-      [accountId: number, sameAccountId: number],
-      { client_id: string; name: string; scope: string; created: number; last_used: number | null }
-    >(
-      `SELECT c.client_id, k.name, c.scope, c.created,
-              (SELECT max(t.last_used) FROM tokens t WHERE t.account_id = ? AND t.client_id = c.client_id) AS last_used
-       FROM oauth_consents c JOIN oauth_clients k ON k.id = c.client_id
-       WHERE c.account_id = ? ORDER BY k.name, c.client_id`,
-    ),
-    accounts: db.prepare<[], AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts ORDER BY username`),
-    createSession: db.prepare<[hash: string, accountId: number, created: number, lastSeen: number]>(
-      'INSERT INTO sessions (hash, account_id, created, last_seen) VALUES (?, ?, ?, ?)',
-    ),
-    session: db.prepare<[hash: string], SessionRow>(
-      `SELECT ${ACCOUNT_COLUMNS_OF_A}, s.created AS session_created, s.last_seen
-       FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.hash = ?`,
+    accounts: decoding(ACCOUNT, db.prepare<[], DriverRow>(`SELECT ${ACCOUNT.select} FROM accounts ORDER BY username`)),
+    createSession: prepareInsert(db, SESSION_INSERT),
+    session: decoding(
+      SESSION,
+      db.prepare<[hash: string], DriverRow>(
+        `SELECT ${SESSION.select} FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.hash = ?`,
+      ),
     ),
     touchSession: db.prepare<[now: number, hash: string]>(
       'UPDATE sessions SET last_seen = max(last_seen, ?) WHERE hash = ?',
     ),
     deleteSession: db.prepare<[hash: string]>('DELETE FROM sessions WHERE hash = ?'),
     forgetSessions: db.prepare<[before: number]>('DELETE FROM sessions WHERE last_seen < ?'),
-    insertClient: db.prepare<
-      [id: string, name: string, secretHash: string | null, uris: string, legacy: number, created: number]
-    >(
-      'INSERT INTO oauth_clients (id, name, secret_hash, redirect_uris, legacy_implicit, created) VALUES (?, ?, ?, ?, ?, ?)',
+    insertClient: prepareInsert(db, CLIENT_INSERT),
+    client: decoding(
+      CLIENT,
+      db.prepare<[id: string], DriverRow>(`SELECT ${CLIENT.select} FROM oauth_clients WHERE id = ?`),
     ),
-    client: db.prepare<[id: string], ClientRow>('SELECT * FROM oauth_clients WHERE id = ?'),
-    clients: db.prepare<[], ClientRow>('SELECT * FROM oauth_clients ORDER BY created, id'),
+    clients: decoding(
+      CLIENT,
+      db.prepare<[], DriverRow>(`SELECT ${CLIENT.select} FROM oauth_clients ORDER BY created, id`),
+    ),
     deleteClient: db.prepare<[id: string]>('DELETE FROM oauth_clients WHERE id = ?'),
     revokeTokensOfClient: db.prepare<[now: number, clientId: string]>(
       'UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE client_id = ?',
@@ -423,54 +328,32 @@ function prepare(db: SqliteDatabase) {
     ),
     deleteConsentsOfClient: db.prepare<[clientId: string]>('DELETE FROM oauth_consents WHERE client_id = ?'),
     deleteCodesOfClient: db.prepare<[clientId: string]>('DELETE FROM oauth_codes WHERE client_id = ?'),
-    consent: db
-      .prepare<[accountId: number, clientId: string], string>(
-        'SELECT scope FROM oauth_consents WHERE account_id = ? AND client_id = ?',
-      )
-      .pluck(),
-    saveConsent: db.prepare<[accountId: number, clientId: string, scope: string, now: number]>(
-      `INSERT INTO oauth_consents (account_id, client_id, scope, created) VALUES (?, ?, ?, ?)
-       ON CONFLICT (account_id, client_id) DO UPDATE SET scope = excluded.scope`,
+    consent: decoding(
+      CONSENT_SCOPE,
+      db.prepare<[accountId: number, clientId: string], DriverRow>(
+        `SELECT ${CONSENT_SCOPE.select} FROM oauth_consents WHERE account_id = ? AND client_id = ?`,
+      ),
+    ),
+    saveConsent: prepareInsert(
+      db,
+      CONSENT_INSERT,
+      ' ON CONFLICT (account_id, client_id) DO UPDATE SET scope = excluded.scope',
     ),
     deleteConsent: db.prepare<[accountId: number, clientId: string]>(
       'DELETE FROM oauth_consents WHERE account_id = ? AND client_id = ?',
     ),
-    insertCode: db.prepare<
-      [
-        hash: string,
-        clientId: string,
-        accountId: number,
-        redirectUri: string,
-        scope: string,
-        challenge: string | null,
-        expiresAt: number,
-      ]
-    >(
-      'INSERT INTO oauth_codes (hash, client_id, account_id, redirect_uri, scope, challenge, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    insertCode: prepareInsert(db, CODE_INSERT),
+    code: decoding(
+      TAKEN_CODE,
+      db.prepare<[hash: string], DriverRow>(`SELECT ${TAKEN_CODE.select} FROM oauth_codes WHERE hash = ?`),
     ),
-    code: db.prepare<[hash: string], CodeRow>('SELECT * FROM oauth_codes WHERE hash = ?'),
     useCode: db.prepare<[now: number, hash: string]>('UPDATE oauth_codes SET used_at = ? WHERE hash = ?'),
     forgetCodes: db.prepare<[before: number]>('DELETE FROM oauth_codes WHERE expires_at < ?'),
-    insertToken: db.prepare<
-      [
-        hash: string,
-        accountId: number,
-        scope: string,
-        name: string,
-        created: number,
-        expiresAt: number | null,
-        clientId: string | null,
-        grantId: string | null,
-      ]
-    >(
-      `INSERT INTO tokens (hash, account_id, scope, name, created, expires_at, client_id, grant_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    insertRefresh: db.prepare<
-      [hash: string, accountId: number, clientId: string, scope: string, grantId: string, now: number]
-    >('INSERT INTO refresh_tokens (hash, account_id, client_id, scope, grant_id, created) VALUES (?, ?, ?, ?, ?, ?)'),
-    refresh: db.prepare<[hash: string], RefreshRow>(
-      'SELECT account_id, client_id, scope, grant_id, revoked_at FROM refresh_tokens WHERE hash = ?',
+    insertToken: prepareInsert(db, TOKEN_INSERT),
+    insertRefresh: prepareInsert(db, REFRESH_INSERT),
+    refresh: decoding(
+      REFRESH_GRANT,
+      db.prepare<[hash: string], DriverRow>(`SELECT ${REFRESH_GRANT.select} FROM refresh_tokens WHERE hash = ?`),
     ),
     spendRefresh: db.prepare<[now: number, hash: string]>(
       'UPDATE refresh_tokens SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL',
@@ -481,16 +364,22 @@ function prepare(db: SqliteDatabase) {
     revokeRefreshOfGrant: db.prepare<[now: number, grantId: string]>(
       'UPDATE refresh_tokens SET revoked_at = coalesce(revoked_at, ?) WHERE grant_id = ?',
     ),
-    issued: db.prepare<[hash: string], { client_id: string | null; grant_id: string | null }>(
-      'SELECT client_id, grant_id FROM tokens WHERE hash = ?',
+    issued: decoding(
+      ISSUED_TOKEN,
+      db.prepare<[hash: string], DriverRow>(`SELECT ${ISSUED_TOKEN.select} FROM tokens WHERE hash = ?`),
     ),
-    tokens: db.prepare<[accountId: number], TokenSummaryRow>(
-      `SELECT hash, name, scope, client_id, grant_id, created, last_used, expires_at, revoked_at
-       FROM tokens WHERE account_id = ? ORDER BY created, hash`,
+    tokens: decoding(
+      TOKEN_SUMMARY,
+      db.prepare<[accountId: number], DriverRow>(
+        `SELECT ${TOKEN_SUMMARY.select} FROM tokens WHERE account_id = ? ORDER BY created, hash`,
+      ),
     ),
     // Hex digits sort before 'g': every hash starting with the prefix lies in [prefix, prefix || 'g').
-    hashesWithPrefix: db.prepare<[from: string, to: string], { hash: string; account_id: number }>(
-      'SELECT hash, account_id FROM tokens WHERE hash >= ? AND hash < ?',
+    tokensWithPrefix: decoding(
+      TOKEN_OWNER,
+      db.prepare<[from: string, to: string], DriverRow>(
+        `SELECT ${TOKEN_OWNER.select} FROM tokens WHERE hash >= ? AND hash < ?`,
+      ),
     ),
     revokeToken: db.prepare<[now: number, hash: string]>(
       'UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE hash = ?',
@@ -507,9 +396,12 @@ function prepare(db: SqliteDatabase) {
     touchToken: db.prepare<[at: number, hash: string]>(
       'UPDATE tokens SET last_used = max(coalesce(last_used, 0), ?) WHERE hash = ?',
     ),
-    recordFailure: db.prepare<[key: string, at: number]>('INSERT INTO sign_in_failures (key, at) VALUES (?, ?)'),
-    failures: db.prepare<[key: string, since: number], { count: number; last: number | null }>(
-      'SELECT count(*) AS count, max(at) AS last FROM sign_in_failures WHERE key = ? AND at >= ?',
+    recordFailure: prepareInsert(db, FAILURE_INSERT),
+    failures: decoding(
+      FAILURES,
+      db.prepare<[key: string, since: number], DriverRow>(
+        `SELECT ${FAILURES.select} FROM sign_in_failures WHERE key = ? AND at >= ?`,
+      ),
     ),
     clearFailures: db.prepare<[key: string]>('DELETE FROM sign_in_failures WHERE key = ?'),
     forgetFailures: db.prepare<[before: number]>('DELETE FROM sign_in_failures WHERE at < ?'),

@@ -1,6 +1,6 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import type { ConnectedApp } from '../account-api.ts';
+import type { ConnectedApp } from '../../../src/client/index.js';
 import { account } from '../session.ts';
 import { zone } from '../state.ts';
 import { failureMessage } from './account-status.ts';
@@ -25,7 +25,7 @@ export function AppsSection() {
 
   const revoke = async (app: ConnectedApp): Promise<void> => {
     try {
-      await account.revokeApp(app.clientId);
+      await account.revokeApp(app.client_id);
       status.value = `${app.name} no longer has access.`;
       await load();
     } catch (error) {
@@ -44,13 +44,13 @@ export function AppsSection() {
       ) : (
         <ul class="access-list" aria-label="Connected apps">
           {apps.value.map((app) => (
-            <li key={app.clientId} class="access-item">
+            <li key={app.client_id} class="access-item">
               <div>
                 <strong>{app.name}</strong>
                 <span class="access-meta">
                   {app.scope === 'write' ? 'may read and change your tasks' : 'may read your tasks'} · allowed{' '}
                   {whenText(app.allowed, where)} · last used{' '}
-                  {app.lastUsed === null ? 'never' : whenText(app.lastUsed, where)}
+                  {app.last_used === null ? 'never' : whenText(app.last_used, where)}
                 </span>
               </div>
               <button type="button" class="danger" aria-label={`Revoke ${app.name}`} onClick={() => void revoke(app)}>

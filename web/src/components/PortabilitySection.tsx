@@ -1,5 +1,5 @@
 import { useSignal } from '@preact/signals';
-import type { ChangeCounts, ImportFormat, ImportReport, ImportedRecord } from '../account-api.ts';
+import type { ImportFormat, ImportReport } from '../../../src/client/index.js';
 import { syncNow } from '../actions.ts';
 import { account } from '../session.ts';
 import { failureMessage } from './account-status.ts';
@@ -12,7 +12,7 @@ const FORMAT_NAMES: Readonly<Record<ImportFormat, string>> = {
   todoist: 'Todoist backup (.zip)',
 };
 
-const KIND_NAMES: Readonly<Record<ImportedRecord['kind'], string>> = {
+const KIND_NAMES: Readonly<Record<ImportReport['changed'][number]['kind'], string>> = {
   project: 'Project',
   context: 'Context',
   task: 'Task',
@@ -48,7 +48,7 @@ export function ExportSection() {
   );
 }
 
-function CountsRow({ name, counts }: { readonly name: string; readonly counts: ChangeCounts }) {
+function CountsRow({ name, counts }: { readonly name: string; readonly counts: ImportReport['tasks'] }) {
   return (
     <tr>
       <th scope="row">{name}</th>
@@ -67,13 +67,13 @@ function ReportView({ report }: { readonly report: ImportReport }) {
   );
   const shown = report.changed.length;
   return (
-    <div class="import-report" aria-label={report.dryRun ? 'Import preview' : 'Import result'}>
+    <div class="import-report" aria-label={report.dry_run ? 'Import preview' : 'Import result'}>
       <table class="import-counts">
         <thead>
           <tr>
             <th scope="col" />
-            <th scope="col">{report.dryRun ? 'Would be created' : 'Created'}</th>
-            <th scope="col">{report.dryRun ? 'Would be updated' : 'Updated'}</th>
+            <th scope="col">{report.dry_run ? 'Would be created' : 'Created'}</th>
+            <th scope="col">{report.dry_run ? 'Would be updated' : 'Updated'}</th>
             <th scope="col">Unchanged</th>
           </tr>
         </thead>
@@ -83,11 +83,11 @@ function ReportView({ report }: { readonly report: ImportReport }) {
           <CountsRow name="Tasks" counts={report.tasks} />
         </tbody>
       </table>
-      {report.settingsChanged && (
-        <p class="status">Your settings {report.dryRun ? 'would take' : 'took'} the file's.</p>
+      {report.settings_changed && (
+        <p class="status">Your settings {report.dry_run ? 'would take' : 'took'} the file's.</p>
       )}
       {shown > 0 && (
-        <ul class="import-records" aria-label={report.dryRun ? 'Records that would change' : 'Records changed'}>
+        <ul class="import-records" aria-label={report.dry_run ? 'Records that would change' : 'Records changed'}>
           {report.changed.map((record, index) => (
             <li key={index}>
               <span class={`import-change ${record.change}`}>{record.change === 'created' ? 'new' : 'updated'}</span>{' '}
@@ -155,7 +155,7 @@ export function ImportSection() {
     }
   };
 
-  const previewed = preview.value !== null && preview.value.dryRun;
+  const previewed = preview.value !== null && preview.value.dry_run;
   return (
     <section class="settings-section" aria-labelledby="import-heading">
       <h2 id="import-heading">Import</h2>

@@ -1,16 +1,16 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import type { TokenEntry, TokenScope } from '../account-api.ts';
+import type { PersonalToken } from '../../../src/client/index.js';
 import { account } from '../session.ts';
 import { zone } from '../state.ts';
 import { failureMessage } from './account-status.ts';
 import { whenText } from './when.ts';
 
-const SCOPE_NAMES: Readonly<Record<TokenScope, string>> = { write: 'read and write', read: 'read only' };
+const SCOPE_NAMES: Readonly<Record<PersonalToken['scope'], string>> = { write: 'read and write', read: 'read only' };
 /** The expiries offered, in days; "never" is the empty value. */
 const EXPIRIES = [30, 90, 365] as const;
 
-function TokenItem({ token, onRevoke }: { readonly token: TokenEntry; readonly onRevoke: () => void }) {
+function TokenItem({ token, onRevoke }: { readonly token: PersonalToken; readonly onRevoke: () => void }) {
   const where = zone.value;
   return (
     <li class="access-item">
@@ -18,7 +18,7 @@ function TokenItem({ token, onRevoke }: { readonly token: TokenEntry; readonly o
         <strong>{token.name}</strong>
         <span class="access-meta">
           {SCOPE_NAMES[token.scope]} · made {whenText(token.created, where)} · last used{' '}
-          {token.lastUsed === null ? 'never' : whenText(token.lastUsed, where)} · expires{' '}
+          {token.last_used === null ? 'never' : whenText(token.last_used, where)} · expires{' '}
           {token.expires === null ? 'never' : whenText(token.expires, where)}
         </span>
       </div>
@@ -34,7 +34,7 @@ function TokenItem({ token, onRevoke }: { readonly token: TokenEntry; readonly o
  * Revoke; New token makes one and shows it once. Tokens apps hold are under Connected apps.
  */
 export function TokensSection() {
-  const tokens = useSignal<readonly TokenEntry[] | null>(null);
+  const tokens = useSignal<readonly PersonalToken[] | null>(null);
   const made = useSignal<{ readonly id: string; readonly name: string; readonly token: string } | null>(null);
   const status = useSignal<string | null>(null);
 
@@ -54,7 +54,7 @@ export function TokensSection() {
       const answer = await account.makeToken({
         name: String(fields.get('name') ?? ''),
         scope: fields.get('scope') === 'read' ? 'read' : 'write',
-        expiresInDays: expiry === '' ? null : Number(expiry),
+        expires_in_days: expiry === '' ? 'never' : expiry,
       });
       made.value = { id: answer.entry.id, name: answer.entry.name, token: answer.token };
       form.reset();
@@ -65,7 +65,7 @@ export function TokensSection() {
     }
   };
 
-  const revoke = async (token: TokenEntry): Promise<void> => {
+  const revoke = async (token: PersonalToken): Promise<void> => {
     try {
       await account.revokeToken(token.id);
       status.value = `${token.name} revoked: it no longer works.`;

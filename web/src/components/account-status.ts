@@ -1,5 +1,5 @@
-import { UnavailableError } from '../api.ts';
-import { AccountError, isSignedOut } from '../account-api.ts';
+import { AccountError, isSignedOut } from '../../../src/client/index.js';
+import { isUnavailable } from '../api.ts';
 
 /**
  * What to tell the person when an account call failed: the server's own message (written for
@@ -8,7 +8,7 @@ import { AccountError, isSignedOut } from '../account-api.ts';
  */
 export function failureMessage(action: string, error: unknown): string {
   if (isSignedOut(error)) return `${action}: this browser is not signed in; sign in again to manage your account.`;
+  if (isUnavailable(error)) return `${action}: the server cannot be reached.`;
   if (error instanceof AccountError) return `${action}: ${error.message}.`;
-  if (error instanceof UnavailableError) return `${action}: the server cannot be reached.`;
   throw error;
 }
