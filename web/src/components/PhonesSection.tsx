@@ -55,7 +55,7 @@ export function PhonesSection() {
   const make = async (form: HTMLFormElement): Promise<void> => {
     const device = String(new FormData(form).get('device') ?? '').trim();
     try {
-      const answer = await account.makeToken({ name: device, scope: 'write', expiresInDays: null });
+      const answer = await account.makeToken({ name: device, scope: 'write', expires_in_days: 'never' });
       made.value = answer.token;
       status.value = `App password for ${device} made: it is listed under Tokens, where it can be revoked.`;
       form.reset();
