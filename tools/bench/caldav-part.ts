@@ -4,6 +4,7 @@ import path from 'node:path';
 import { AccountService } from '../../src/service/accounts.js';
 import { openStore } from '../../src/store/open.js';
 import { OtherLoad } from './cpu.js';
+import { megabytes } from './format.js';
 import { AccountDataset } from './dataset.js';
 import { send, sendOk, type Answer, type RequestSpec } from './http-client.js';
 import { vcalendar, vtodo } from './ical.js';
@@ -302,6 +303,9 @@ export async function runCalDavPart(
     const inbox = `/dav/calendars/${sync.username}/inbox/`;
     progress('V2: a first sync of 10,000 tasks as DAVx5 does it (task-service)');
     const first = await firstSync(ours, inbox, syncHeaders);
+    progress(
+      `  first sync: ${first.requests} requests in ${first.seconds.toFixed(2)} s, RSS +${megabytes(first.peakRssBytes - first.rssBeforeBytes)}`,
+    );
     const report = await tenChanges(ours, inbox, syncHeaders, async (href, index) => {
       const id = decodeURIComponent(href.slice(inbox.length, -'.ics'.length));
       await sendOk(ours.port, {
@@ -318,6 +322,9 @@ export async function runCalDavPart(
       ours,
       `/dav/calendars/${query.username}/inbox/`,
       basic(query.username, query.token),
+    );
+    progress(
+      `  calendar-query: ${streamed.tasks} tasks, ${megabytes(streamed.bytes)} in ${streamed.seconds.toFixed(1)} s, RSS +${megabytes(streamed.peakRssBytes - streamed.rssBeforeBytes)}`,
     );
     if (streamed.tasks !== QUERY_TASKS) throw new Error(`calendar-query answered ${streamed.tasks} tasks`);
     results = { syncOurs, firstSync: first, query: streamed };
