@@ -1,37 +1,18 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { wallConfigs } from './eslint.walls.js';
 
-/** An import of one of our layers, by the folder it lives in under src/. */
-function layer(name, message) {
-  return { regex: `(^|/)(\\.\\./)+(src/)?${name}(/|\\.js$)`, message };
-}
-
-/**
- * The walls between the layers (docs/architecture.md): data flows http → service → store, the
- * domain imports nothing else of ours, and only main.ts and the command line wire them together.
- */
-const WALLS = {
-  'src/domain/**': [
-    layer('(http|service|store|cli|client|config|main)', 'domain/ is pure: it imports nothing else of ours'),
-  ],
-  'src/service/**': [
-    layer('(http|cli|client|config|main)', 'service/ takes and returns domain values: no HTTP, no CLI'),
-  ],
-  'src/store/**': [layer('(service|http|cli|client|main)', 'store/ knows records, not use cases or HTTP')],
-  'src/http/**': [layer('(store|cli|client|main)', 'http/ talks to services only, never to the store')],
-  // The SDK runs in browsers too: it may borrow the server's types, never its code.
-  'src/client/**': [
-    {
-      ...layer(
-        '(domain|service|store|http|cli|config|main)',
-        'client/ talks to /v1 only: types, never code, of the server',
-      ),
-      allowTypeImports: true,
-    },
-  ],
-  // The web app is a client like any other: of ours it may use the SDK, nothing of the server.
-  'web/src/**': [layer('(domain|service|store|http|cli|config|main)', 'web/ reaches the server through the SDK only')],
-};
+/** Reading the wall clock: services and stores read the Clock they are given (domain/time.ts). */
+const WALL_CLOCK_READS = [
+  {
+    selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+    message: 'read the time through the Clock this service or store is given (domain/time.ts), not Date.now()',
+  },
+  {
+    selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+    message: 'read the time through the Clock this service or store is given (domain/time.ts), not new Date()',
+  },
+];
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', '.bench/'] },
@@ -45,8 +26,37 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
-  ...Object.entries(WALLS).map(([files, patterns]) => ({
-    files: [files],
-    rules: { 'no-restricted-imports': ['error', { patterns }] },
-  })),
+  // The walls between the layers: eslint.walls.js.
+  ...wallConfigs(),
+  {
+    files: ['src/http/**', 'src/dav/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            'CallExpression[callee.property.name=/^(get|post|put|delete|patch|head|options|all)$/][callee.object.name=/^(app|scope)$/] > :matches(ArrowFunctionExpression, FunctionExpression)',
+          message: 'name the route handler: declare it as a function and register it by its name',
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/store/**', 'src/service/services.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...WALL_CLOCK_READS] },
+  },
+  {
+    files: ['src/service/**'],
+    ignores: ['src/service/services.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...WALL_CLOCK_READS,
+        {
+          selector: "ImportSpecifier[imported.name='nowMicros']",
+          message: 'a use case reads the Clock buildServices gives it (services.ts), not nowMicros',
+        },
+      ],
+    },
+  },
 );

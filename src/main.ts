@@ -1,5 +1,4 @@
 import { fileURLToPath } from 'node:url';
-import pino from 'pino';
 import type { ServeConfig } from './config/command.js';
 import { MICROS_PER_DAY, nowMicros } from './domain/time.js';
 import { buildApp } from './http/app.js';
@@ -14,6 +13,8 @@ import { loadWebApp } from './http/web-app.js';
 import { ServiceMetrics } from './http/metrics/metrics.js';
 import { listenForMetrics } from './http/metrics/server.js';
 import { Readiness } from './http/readiness.js';
+import { checkPortFree } from './http/port-check.js';
+import { chosenLogFormat, serviceLogger } from './service-log.js';
 import { storeUsageReader } from './store/usage.js';
 
 /** Where `npm run build` puts the web app: dist/web, beside this file's dist/src. */
@@ -23,9 +24,14 @@ const PURGE_EVERY_MS = 60 * 60 * 1000;
 
 /** `task-service serve`: config → store → services → app → listen, and a clean stop on SIGTERM. */
 export async function serve(config: ServeConfig): Promise<void> {
-  // Written asynchronously: lines that arrive while one write is under way go out together, so a
-  // busy server does not make a system call per response. Pending lines are flushed on exit.
-  const log = pino({ level: config.logLevel, base: { pid: process.pid } }, pino.destination({ dest: 1, sync: false }));
+  const log = await serviceLogger(config.logLevel, chosenLogFormat(config.logFormat, process.stdout.isTTY === true));
+  // A port in use is found before anything is made: no store, no certificate.
+  await explained(
+    () => checkPortFree(config.host, config.port),
+    (error) => describeListenFailure(config.host, config.port, error),
+  );
+  // What the start found worth saying, said after the listening line, which comes first.
+  const notes: (() => void)[] = [];
   if (config.store.engine === 'sqlite') requireWritableDataFolder(config.store.dataDir);
   const store = await explained(
     () => openMigrated(config.store, { synchronous: config.synchronous }),
@@ -33,17 +39,25 @@ export async function serve(config: ServeConfig): Promise<void> {
   );
 
   const tls = config.http ? null : await loadTls(config.tls, config.store.dataDir, config.host);
-  if (tls?.made === true) log.info({ certificate: tls.certFile }, 'made a self-signed certificate');
+  if (tls?.made === true) {
+    const certificate = tls.certFile;
+    // Where it is, also on PostgreSQL (--data-dir keeps only the certificate there): clients trust that file.
+    notes.push(() => log.info({ certificate }, 'made a self-signed certificate'));
+  }
   if (tls !== null && tls.unnamed.length > 0) {
-    log.warn(
-      { certificate: tls.certFile, unnamed: tls.unnamed },
-      'the self-signed certificate does not name every address served: clients using those fail TLS; ' +
-        'remove tls-cert.pem and tls-key.pem from the data folder to make a new one on the next start',
+    const { certFile, unnamed } = tls;
+    notes.push(() =>
+      log.warn(
+        { certificate: certFile, unnamed },
+        'the self-signed certificate does not name every address served: clients using those fail TLS; ' +
+          'remove tls-cert.pem and tls-key.pem from the data folder to make a new one on the next start',
+      ),
     );
   }
 
   const webApp = await loadWebApp(WEB_BUILD_DIR);
-  if (webApp === null) log.warn({ dir: WEB_BUILD_DIR }, 'the web app is not built: run npm run build to serve it at /');
+  if (webApp === null)
+    notes.push(() => log.warn({ dir: WEB_BUILD_DIR }, 'the web app is not built: run npm run build to serve it at /'));
 
   const services = buildServices(store, {
     signup: config.signup,
@@ -61,6 +75,7 @@ export async function serve(config: ServeConfig): Promise<void> {
     maintenance: config.maintenance,
     rateLimitPerSecond: config.rateLimitPerSecond,
     tls: tls?.material ?? null,
+    trustProxy: config.trustProxy,
     webAuth: true,
     caldav: config.caldav,
   });
@@ -140,4 +155,5 @@ export async function serve(config: ServeConfig): Promise<void> {
     },
     'task-service listening',
   );
+  for (const note of notes) note();
 }

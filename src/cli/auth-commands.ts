@@ -7,12 +7,12 @@
 
 import type { StoreCommand } from '../config/command.js';
 import { ConfigError } from '../config/config-error.js';
-import { millisFromMicros, type Micros } from '../domain/time.js';
+import { millisFromMicros, nowMicros, type Micros } from '../domain/time.js';
 import { AccountAdmin } from '../service/account-admin.js';
 import { AdminError } from '../service/accounts.js';
 import { ClientAdmin } from '../service/clients.js';
 import type { Store } from '../store/store.js';
-import { passwordFromStdin, passwordFromTerminal } from './read-password.js';
+import { newPasswordFromTerminal, passwordFromStdin } from './read-password.js';
 
 function iso(micros: Micros | null, none: string): string {
   return micros === null ? none : new Date(millisFromMicros(micros)).toISOString();
@@ -24,7 +24,7 @@ export function storeWork(command: StoreCommand): (store: Store) => Promise<void
   const [arg = ''] = command.args;
   if (name === 'user list') {
     return async (store) => {
-      for (const account of await new AccountAdmin(store).listUsers()) {
+      for (const account of await new AccountAdmin(store, nowMicros).listUsers()) {
         console.log(
           [
             account.username,
@@ -38,24 +38,22 @@ export function storeWork(command: StoreCommand): (store: Store) => Promise<void
   }
   if (name === 'user enable') {
     return async (store) => {
-      await new AccountAdmin(store).enableUser(arg);
+      await new AccountAdmin(store, nowMicros).enableUser(arg);
       console.error(`user ${arg} enabled`);
     };
   }
   if (name === 'user passwd') {
     return async (store) => {
-      const password = flags.on('password-stdin')
-        ? await passwordFromStdin()
-        : await passwordFromTerminal('New password: ');
+      const password = flags.on('password-stdin') ? await passwordFromStdin() : await newPasswordFromTerminal();
       if (password === undefined)
         throw new AdminError('standard input is not a terminal: pass the password with --password-stdin');
-      await new AccountAdmin(store).setPassword(arg, password);
+      await new AccountAdmin(store, nowMicros).setPassword(arg, password);
       console.error(`password of ${arg} changed; every session of the account ended`);
     };
   }
   if (name === 'token list') {
     return async (store) => {
-      for (const token of await new AccountAdmin(store).listTokens(arg)) {
+      for (const token of await new AccountAdmin(store, nowMicros).listTokens(arg)) {
         console.log(
           [
             token.id,
@@ -75,13 +73,13 @@ export function storeWork(command: StoreCommand): (store: Store) => Promise<void
     const id = flags.text('id');
     if (id !== undefined) {
       return async (store) => {
-        await new AccountAdmin(store).revokeTokenById(id);
+        await new AccountAdmin(store, nowMicros).revokeTokenById(id);
         console.error('token revoked');
       };
     }
     const tokenName = flags.text('name') ?? '';
     return async (store) => {
-      const count = await new AccountAdmin(store).revokeTokensByName(arg, tokenName);
+      const count = await new AccountAdmin(store, nowMicros).revokeTokensByName(arg, tokenName);
       console.error(`${count} token${count === 1 ? '' : 's'} revoked`);
     };
   }
@@ -90,7 +88,7 @@ export function storeWork(command: StoreCommand): (store: Store) => Promise<void
     if (uris.length === 0)
       throw new ConfigError('client add needs at least one --redirect-uri URI (see task-service client add --help)');
     return async (store) => {
-      const client = await new ClientAdmin(store).add({
+      const client = await new ClientAdmin(store, nowMicros).add({
         name: arg,
         redirectUris: uris,
         public: flags.on('public'),
@@ -103,7 +101,7 @@ export function storeWork(command: StoreCommand): (store: Store) => Promise<void
   }
   if (name === 'client list') {
     return async (store) => {
-      for (const client of await new ClientAdmin(store).list()) {
+      for (const client of await new ClientAdmin(store, nowMicros).list()) {
         console.log(
           [
             client.id,
@@ -118,7 +116,7 @@ export function storeWork(command: StoreCommand): (store: Store) => Promise<void
   }
   if (name === 'client remove') {
     return async (store) => {
-      await new ClientAdmin(store).remove(arg);
+      await new ClientAdmin(store, nowMicros).remove(arg);
       console.error(`client ${arg} removed; its tokens are revoked`);
     };
   }

@@ -1,8 +1,9 @@
-import path from 'node:path';
 import type { StoreLocation } from '../config/store-location.js';
+import { nowMicros } from '../domain/time.js';
 import { AdminError } from '../service/accounts.js';
-import { backupStore, restoreStore, type SqliteFiles } from '../service/backups.js';
-import { SQLITE_FILE_NAME } from '../store/open.js';
+import { backupStore, restoreStore } from '../service/backups.js';
+import type { StoreBackups } from '../store/backups.js';
+import { openBackups } from '../store/open.js';
 import { ProgressBar } from './progress-bar.js';
 
 export type BackupCommand = {
@@ -11,15 +12,16 @@ export type BackupCommand = {
   readonly file: string;
 };
 
-/** The embedded store's file; PostgreSQL has its own tools, which docs/operations.md describes. */
-function sqliteFiles(store: StoreLocation, command: BackupCommand['command']): SqliteFiles {
-  if (store.engine === 'postgres') {
-    const tool = command === 'backup' ? 'pg_dump' : 'pg_restore';
+/** The embedded store's backups; PostgreSQL has its own tools, which docs/operations.md describes. */
+async function backupsOf(command: BackupCommand): Promise<StoreBackups> {
+  const backups = await openBackups(command.store);
+  if (backups === null) {
+    const tool = command.command === 'backup' ? 'pg_dump' : 'pg_restore';
     throw new AdminError(
-      `${command} copies the embedded SQLite store; on PostgreSQL use ${tool} (docs/operations.md describes it)`,
+      `${command.command} copies the embedded SQLite store; on PostgreSQL use ${tool} (docs/operations.md describes it)`,
     );
   }
-  return { live: path.join(store.dataDir, SQLITE_FILE_NAME) };
+  return backups;
 }
 
 function megabytes(bytes: number): string {
@@ -28,22 +30,22 @@ function megabytes(bytes: number): string {
 
 /** `task-service backup <file>` and `task-service restore <file>`: wiring and what they print. */
 export async function runBackupCommand(command: BackupCommand): Promise<void> {
-  const files = sqliteFiles(command.store, command.command);
+  const backups = await backupsOf(command);
   if (command.command === 'backup') {
     const bar = new ProgressBar('backup', process.stderr);
-    const summary = await backupStore(files, command.file, (progress) =>
+    const summary = await backupStore(backups, command.file, (progress) =>
       bar.update(progress.copiedPages, progress.totalPages),
     );
     bar.finish();
     const restarts = summary.restarts === 0 ? '' : `; writes made it start over ${summary.restarts} times`;
-    console.error(`backup of ${files.live} written to ${command.file} (${megabytes(summary.bytes)}${restarts})`);
+    console.error(`backup of ${backups.where} written to ${command.file} (${megabytes(summary.bytes)}${restarts})`);
     return;
   }
-  const summary = restoreStore(files, command.file);
+  const summary = restoreStore(backups, command.file, nowMicros);
   console.error(
     `restored ${command.file} (schema version ${summary.backupSchemaVersion}` +
       `${summary.backupSchemaVersion === summary.schemaVersion ? '' : `, migrated to ${summary.schemaVersion}`}, ` +
-      `${summary.accounts} account${summary.accounts === 1 ? '' : 's'}) into ${files.live}`,
+      `${summary.accounts} account${summary.accounts === 1 ? '' : 's'}) into ${backups.where}`,
   );
   if (summary.keptAs !== null) console.error(`the replaced store is kept at ${summary.keptAs}`);
   if (summary.replacedUnreadable !== null) {

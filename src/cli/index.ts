@@ -8,9 +8,10 @@ import { parseCommand } from '../config/parse.js';
 import { AccountService, AdminError } from '../service/accounts.js';
 import { StartupError } from '../config/startup-error.js';
 import { describeStoreFailure, explained } from '../config/startup-failure.js';
-import { describeLocation, storeExists } from '../store/exists.js';
-import { openMigrated } from '../store/open.js';
+import { describeLocation } from '../store/describe-location.js';
+import { openMigrated, storeExists } from '../store/open.js';
 import { UsernameTakenError } from '../domain/errors.js';
+import { nowMicros } from '../domain/time.js';
 import { storeWork } from './auth-commands.js';
 
 /**
@@ -61,10 +62,16 @@ function packageVersion(): string {
 async function requireStore(command: AdminCommand): Promise<boolean> {
   if (await storeExists(command.store)) return true;
   if (command.command === 'migrate') return false;
-  const flag = command.store.engine === 'sqlite' ? '--data-dir' : '--database-url';
+  // What to do first: on PostgreSQL the database is there and only lacks the tables.
+  if (command.store.engine === 'postgres') {
+    throw new StartupError(
+      `run "task-service migrate --database-url …" first (or start serve on it once): ` +
+        `${describeLocation(command.store)} has no task-service tables yet`,
+    );
+  }
   throw new StartupError(
     `no task-service store at ${describeLocation(command.store)}: run this from the folder serve runs in, ` +
-      `or give the ${flag} serve uses (serve, or migrate, makes the store)`,
+      `or give the --data-dir serve uses (serve, or migrate, makes the store)`,
   );
 }
 
@@ -79,7 +86,7 @@ async function runAdmin(command: AdminCommand): Promise<void> {
     (error) => describeStoreFailure(command.store, error),
   );
   try {
-    const accounts = new AccountService(store);
+    const accounts = new AccountService(store, nowMicros);
     switch (command.command) {
       case 'store':
         await storeWork(command)(store);

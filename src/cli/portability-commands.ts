@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Command } from '../config/command.js';
 import type { PortableAccount } from '../domain/portable.js';
 import { nowMicros } from '../domain/time.js';
@@ -25,7 +26,10 @@ export async function runExport(store: Store, command: ExportCommand): Promise<v
 
 async function readImportFile(command: ImportCommand, zone: string): Promise<PortableAccount> {
   try {
-    return await readPortableFile(command.format, await readFile(command.file), zone);
+    return await readPortableFile(command.format, await readFile(command.file), zone, {
+      name: path.basename(command.file),
+      now: nowMicros(),
+    });
   } catch (error) {
     if (error instanceof FormatError) throw new AdminError(`${command.file} cannot be imported: ${error.message}`);
     throw error;

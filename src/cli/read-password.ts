@@ -1,3 +1,5 @@
+import { AdminError } from '../service/accounts.js';
+
 /** Reads all of standard input as the password, without the final line break. */
 export async function passwordFromStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -14,9 +16,10 @@ export async function passwordFromStdin(): Promise<string> {
 export async function passwordFromTerminal(prompt: string): Promise<string | undefined> {
   const input = process.stdin;
   if (!input.isTTY) return undefined;
-  process.stderr.write(prompt);
+  // Echo off before the prompt shows: what is typed at once after it is not shown either.
   input.setRawMode(true);
   input.resume();
+  process.stderr.write(prompt);
   try {
     return await new Promise<string>((resolve, reject) => {
       let typed = '';
@@ -42,4 +45,17 @@ export async function passwordFromTerminal(prompt: string): Promise<string | und
     input.pause();
     process.stderr.write('\n');
   }
+}
+
+/**
+ * A new password asked for twice at the terminal, so that a typo not seen (nothing is echoed)
+ * does not become the password. Undefined when standard input is not a terminal; an AdminError
+ * when the two differ (nothing is changed).
+ */
+export async function newPasswordFromTerminal(): Promise<string | undefined> {
+  const first = await passwordFromTerminal('New password: ');
+  if (first === undefined) return undefined;
+  const second = await passwordFromTerminal('Repeat the new password: ');
+  if (second !== first) throw new AdminError('the two passwords differ: nothing changed; run user passwd again');
+  return first;
 }

@@ -200,9 +200,12 @@ export class AccountClient {
     return this.#url(`account/export?format=${format}`);
   }
 
-  /** Imports a file, or with `dryRun` only says what it would change. */
-  async importFile(file: Blob, format: ImportFormat, dryRun: boolean): Promise<ImportReport> {
-    const query = new URLSearchParams({ format, dry_run: dryRun ? '1' : '0' });
+  /**
+   * Imports a file, or with `dryRun` only says what it would change. `name`, the file's name,
+   * names the project of a Todoist project's CSV (`Groceries.csv`).
+   */
+  async importFile(file: Blob, format: ImportFormat, dryRun: boolean, name?: string): Promise<ImportReport> {
+    const query = new URLSearchParams({ format, dry_run: dryRun ? '1' : '0', ...(name === undefined ? {} : { name }) });
     const body = await this.#post(`account/import?${query.toString()}`, file, {
       'Content-Type': 'application/octet-stream',
     });

@@ -13,11 +13,18 @@ export interface ServeConfig {
   /** Plain HTTP (behind a TLS-terminating proxy); otherwise HTTPS. */
   readonly http: boolean;
   readonly tls: { readonly certFile: string; readonly keyFile: string } | null;
+  /**
+   * The peers (a proxy in front) whose X-Forwarded-Proto, -Host and -For are believed: addresses,
+   * CIDR ranges, or the names loopback, linklocal and uniquelocal. Empty: the headers are ignored.
+   */
+  readonly trustProxy: readonly string[];
   readonly maintenance: boolean;
   readonly retentionDays: number;
   /** The most records one account may keep (issue #16's cap, raised by an operator who needs more). */
   readonly maxRecords: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'silent';
+  /** How log lines are written; null: pretty on a terminal, JSON otherwise (service-log.ts). */
+  readonly logFormat: 'json' | 'pretty' | null;
   readonly synchronous: 'FULL' | 'NORMAL';
   /** Requests per second allowed per token; null: no limit. */
   readonly rateLimitPerSecond: number | null;

@@ -56,10 +56,12 @@ export const COMMANDS = [
       'http',
       'tls-cert',
       'tls-key',
+      'trust-proxy',
       'maintenance',
       'retention',
       'max-records',
       'log-level',
+      'log-format',
       'synchronous',
       'rate-limit',
       'signup',
@@ -112,7 +114,10 @@ export const COMMANDS = [
     summary: "set an account's password; every session of the account ends",
     group: 'accounts',
     flags: ['password-stdin', ...STORE_FLAGS],
-    notes: ['The password is asked for at the terminal (not shown as typed), unless --password-stdin.'],
+    notes: [
+      'The password is asked for twice at the terminal (not shown as typed), unless --password-stdin;',
+      'when the two differ, nothing is changed.',
+    ],
   },
   {
     words: ['user', 'list'],
@@ -251,7 +256,7 @@ export const COMMANDS = [
   {
     words: ['import'],
     args: ['<username>', '<file>'],
-    summary: 'import a file into an account: our JSON, iCalendar (.ics) or a Todoist backup (.zip)',
+    summary: "import a file into an account: our JSON, iCalendar (.ics), a Todoist backup (.zip) or project's CSV",
     group: 'data',
     flags: ['format', 'dry-run', ...STORE_FLAGS],
     notes: [

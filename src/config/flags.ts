@@ -34,7 +34,7 @@ export const FLAGS = {
   'data-dir': {
     kind: 'string',
     placeholder: 'DIR',
-    description: 'folder of the SQLite store and the self-signed certificate',
+    description: 'folder of the SQLite store and the self-signed certificate (on PostgreSQL: the certificate only)',
     defaultText: './data',
     env: ['TASK_SERVICE_DATA_DIR'],
   },
@@ -67,6 +67,14 @@ export const FLAGS = {
     description: 'PEM private key of --tls-cert',
     env: ['TASK_SERVICE_TLS_KEY'],
   },
+  'trust-proxy': {
+    kind: 'string',
+    placeholder: 'ADDRESSES',
+    description:
+      'read X-Forwarded-Proto, -Host and -For from these peers only: addresses or CIDR ranges, comma-separated, or loopback',
+    defaultText: 'off (the headers are ignored)',
+    env: ['TASK_SERVICE_TRUST_PROXY'],
+  },
   maintenance: {
     kind: 'boolean',
     description: 'answer every /v1 request with E502 (the service is being upgraded)',
@@ -92,6 +100,13 @@ export const FLAGS = {
     description: 'fatal, error, warn, info, debug or silent',
     defaultText: 'info',
     env: ['TASK_SERVICE_LOG_LEVEL'],
+  },
+  'log-format': {
+    kind: 'string',
+    placeholder: 'FORMAT',
+    description: 'json (a JSON object a line, for journald and log tools) or pretty (short lines for people)',
+    defaultText: 'pretty when standard output is a terminal, else json',
+    env: ['TASK_SERVICE_LOG_FORMAT'],
   },
   synchronous: {
     kind: 'string',
@@ -192,8 +207,8 @@ export const FLAGS = {
   format: {
     kind: 'string',
     placeholder: 'FORMAT',
-    description: 'json (lossless), ics (iCalendar VTODO) or todoist (import only: its backup zip)',
-    defaultText: 'export: json; import: by the file name (.json, .ics, .zip)',
+    description: "json (lossless), ics (iCalendar VTODO) or todoist (import only: its backup zip, or a project's CSV)",
+    defaultText: 'export: json; import: by the file name (.json, .ics, .zip or .csv)',
   },
   'dry-run': {
     kind: 'boolean',

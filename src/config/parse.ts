@@ -42,7 +42,12 @@ function findCommand(positionals: readonly string[]): CommandSpec {
 /** The format an import file's name suggests; --format says it otherwise. */
 function formatOfFile(file: string): string {
   const extension = path.extname(file).toLowerCase();
-  const byExtension: Readonly<Record<string, string>> = { '.json': 'json', '.ics': 'ics', '.zip': 'todoist' };
+  const byExtension: Readonly<Record<string, string>> = {
+    '.json': 'json',
+    '.ics': 'ics',
+    '.zip': 'todoist',
+    '.csv': 'todoist',
+  };
   const format = byExtension[extension];
   if (format === undefined) {
     throw new ConfigError(`cannot tell the format of ${file} by its name: give --format json, ics or todoist`);

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { DEFAULT_STORAGE_QUOTA } from '../domain/storage-quota.js';
 import type { ServeConfig } from './command.js';
@@ -8,6 +9,32 @@ import { setting, switchSetting, type Env } from './settings.js';
 import { storeLocation } from './store-location.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'silent'] as const;
+
+function logFormat(text: string | undefined): ServeConfig['logFormat'] {
+  return text === undefined ? null : oneOf(text, ['json', 'pretty'] as const, '--log-format');
+}
+
+/** The names of address ranges that `--trust-proxy` takes besides addresses and CIDR ranges. */
+const TRUSTED_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** `--trust-proxy 127.0.0.1,10.0.0.0/8` (or `loopback`): the peers whose forwarded headers count. */
+function trustedProxies(text: string | undefined): readonly string[] {
+  if (text === undefined || text === '' || text === 'off') return [];
+  return text.split(',').map((entry) => {
+    const item = entry.trim();
+    if (TRUSTED_RANGE_NAMES.includes(item)) return item;
+    const [address = '', prefix, ...rest] = item.split('/');
+    const family = isIP(address);
+    const bits = family === 4 ? 32 : 128;
+    const prefixFits = prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= bits);
+    if (family === 0 || !prefixFits || rest.length > 0) {
+      throw new ConfigError(
+        `--trust-proxy takes addresses or CIDR ranges, comma-separated (127.0.0.1,10.0.0.0/8), or ${TRUSTED_RANGE_NAMES.join(', ')}; got "${item}"`,
+      );
+    }
+    return item;
+  });
+}
 
 function metricsListener(given: GivenFlags, env: Env): ServeConfig['metrics'] {
   const port = setting(given, 'metrics-port', env);
@@ -36,6 +63,7 @@ export function serveConfig(given: GivenFlags, env: Env, debug: boolean): ServeC
       certFile !== undefined && keyFile !== undefined
         ? { certFile: path.resolve(certFile), keyFile: path.resolve(keyFile) }
         : null,
+    trustProxy: trustedProxies(setting(given, 'trust-proxy', env)),
     maintenance: switchSetting(given, 'maintenance', env),
     retentionDays: wholeNumber(setting(given, 'retention', env) ?? '180', '--retention', 0, 36500),
     maxRecords: wholeNumber(
@@ -45,6 +73,7 @@ export function serveConfig(given: GivenFlags, env: Env, debug: boolean): ServeC
       1_000_000_000,
     ),
     logLevel: oneOf(setting(given, 'log-level', env) ?? 'info', LOG_LEVELS, '--log-level'),
+    logFormat: logFormat(setting(given, 'log-format', env)),
     synchronous: oneOf(
       (setting(given, 'synchronous', env) ?? 'FULL').toUpperCase(),
       ['FULL', 'NORMAL'] as const,

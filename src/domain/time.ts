@@ -21,7 +21,13 @@ export function nextUpdated(previous: Micros, now: Micros): Micros {
   return now > previous ? now : previous + 1;
 }
 
-/** The wall clock in Micros: the one place it is read; stores take it as their default clock. */
+/** The wall clock in Micros: the one place it is read; services and stores are given it as their Clock. */
 export function nowMicros(): Micros {
   return microsFromMillis(Date.now());
 }
+
+/**
+ * The time a service or store reads: `nowMicros` when serving, a test's own when it moves time
+ * instead of waiting for it.
+ */
+export type Clock = () => Micros;

@@ -43,6 +43,11 @@ export interface AppDeps {
   readonly maxConnectionsPerAddress?: number;
   /** TLS key and certificate (PEM); null serves plain HTTP. */
   readonly tls?: ServerTls;
+  /**
+   * The peers whose X-Forwarded-Proto, -Host and -For are believed (a TLS-ending proxy in front):
+   * addresses, CIDR ranges or proxy-addr's names (loopback, …). Absent or empty: none.
+   */
+  readonly trustProxy?: readonly string[];
   /** Sign-in pages and the OAuth 2 server (ACCOUNTS.md); absent: neither is served. */
   readonly webAuth?: boolean;
   /** The built web app served at `/` (docs/web.md); null or absent: not served. */
@@ -66,7 +71,11 @@ const ANSWER_CACHE_BOUNDS = { maxBytes: 32 * 1024 * 1024, maxEntryBytes: 1024 * 
 
 /** Builds the whole HTTP app without listening: tests drive it in-process, `serve` listens. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const app = createServer(deps.tls ?? null, deps.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS);
+  const app = createServer(
+    deps.tls ?? null,
+    deps.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+    deps.trustProxy ?? [],
+  );
 
   // Responses only: request bodies are decoded by readJsonBody, which applies the body limit
   // after gunzip and answers a broken stream with E001.

@@ -35,11 +35,18 @@ const SERVER_OPTIONS = {
 
 /**
  * A fastify instance on node's HTTP or HTTPS server with every time-out and cap of the service
- * set, and malformed HTTP answered in the contract's error body; no hook or route yet.
+ * set, and malformed HTTP answered in the contract's error body; no hook or route yet. Behind a
+ * proxy, `trustProxy` names the peers whose X-Forwarded-Proto, -Host and -For are believed.
  */
-export function createServer(tls: ServerTls, maxConnectionsPerAddress: number): FastifyInstance {
+export function createServer(
+  tls: ServerTls,
+  maxConnectionsPerAddress: number,
+  trustProxy: readonly string[],
+): FastifyInstance {
   const app = Fastify({
     logger: false,
+    // request.protocol, .host and .ip then read the forwarded headers, from these peers only.
+    trustProxy: trustProxy.length > 0 ? [...trustProxy] : false,
     exposeHeadRoutes: false,
     return503OnClosing: false,
     forceCloseConnections: 'idle',

@@ -23,6 +23,8 @@ interface WebFile {
 
 /** Hashed names change with their content: a browser may keep them for a year without asking. */
 const HASHED_CACHE = 'public, max-age=31536000, immutable';
+/** The icon has a fixed name: kept a day, then asked for again. */
+const ICON_CACHE = 'public, max-age=86400';
 /** The page and the service worker name the current hashed files: always asked for again. */
 const UNHASHED_CACHE = 'no-cache';
 
@@ -77,6 +79,8 @@ export async function loadWebApp(dir: string): Promise<WebAppFiles | null> {
   const byPath = new Map<string, WebFile>();
   byPath.set('/', await readWebFile(path.join(dir, 'index.html'), UNHASHED_CACHE));
   byPath.set('/sw.js', await readWebFile(path.join(dir, 'sw.js'), UNHASHED_CACHE));
+  // Browsers ask for it on every page, the sign-in pages' too; a day's cache is plenty.
+  byPath.set('/favicon.ico', await readWebFile(path.join(dir, 'favicon.ico'), ICON_CACHE));
   for (const name of assets) {
     byPath.set(`/assets/${name}`, await readWebFile(path.join(dir, 'assets', name), HASHED_CACHE));
   }
@@ -98,7 +102,7 @@ function sendWebFile(request: FastifyRequest, reply: FastifyReply, file: WebFile
 }
 
 /**
- * Serves the app at `/`, its service worker and its hashed assets; every other path still
+ * Serves the app at `/`, its service worker, its icon and its hashed assets; every other path still
  * reaches the not-found handler (E002), the app itself routes by the URL's fragment.
  */
 export function registerWebApp(
@@ -106,15 +110,16 @@ export function registerWebApp(
   files: WebAppFiles,
   notFound: (request: FastifyRequest, reply: FastifyReply) => void,
 ): void {
-  const serve = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+  async function serve(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     const file = files.byPath.get(request.url.split('?', 1)[0] ?? '');
     if (file === undefined) {
       notFound(request, reply);
       return reply;
     }
     return sendWebFile(request, reply, file);
-  };
+  }
   app.get('/', serve);
   app.get('/sw.js', serve);
+  app.get('/favicon.ico', serve);
   app.get('/assets/*', serve);
 }

@@ -1,6 +1,6 @@
 import type { Account, Scope } from '../domain/account.js';
 import { CLIENT_ID_PATTERN, tokenIdOf, type ConnectedApp, type TokenSummary } from '../domain/auth.js';
-import { microsFromMillis, MICROS_PER_DAY, type Micros } from '../domain/time.js';
+import { MICROS_PER_DAY, type Clock } from '../domain/time.js';
 import type { Store } from '../store/store.js';
 import { hashSecret, routedSecret } from './secrets.js';
 
@@ -21,22 +21,23 @@ export type MadeToken =
   | { readonly ok: true; readonly token: string; readonly summary: TokenSummary }
   | { readonly ok: false; readonly message: string };
 
-const now = (): Micros => microsFromMillis(Date.now());
-
 /**
  * What a signed-in person manages of the access to their own account (ACCOUNTS.md section 4):
  * their tokens (made by the CLI or here; shown once, revoked by id) and the OAuth apps they
  * allowed. Every call names the account, and touches nothing of another.
  */
 export class AccountAccessService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly now: Clock,
+  ) {}
 
   /**
    * The tokens a person made themselves (here or with `token create`) that still work: not the
    * ones an app holds (listed with the app) nor the web app's own per-browser tokens.
    */
   async personalTokens(account: Account): Promise<readonly TokenSummary[]> {
-    const at = now();
+    const at = this.now();
     const tokens = await this.store.auth.listTokens(account.id);
     return tokens.filter(
       (token) =>
@@ -59,7 +60,7 @@ export class AccountAccessService {
     }
     const token = routedSecret(account.id);
     const hash = hashSecret(token);
-    const at = now();
+    const at = this.now();
     const expiresAt = days === null ? null : at + days * MICROS_PER_DAY;
     await this.store.auth.insertIssuedToken(
       { hash, accountId: account.id, scope: request.scope, name, expiresAt, clientId: null, grantId: null },
@@ -81,7 +82,7 @@ export class AccountAccessService {
 
   /** Revokes the account's token with this id; false when the account has no such token. */
   async revokeToken(account: Account, id: string): Promise<boolean> {
-    return TOKEN_ID.test(id) && this.store.auth.revokeTokenById(id, now(), account.id);
+    return TOKEN_ID.test(id) && this.store.auth.revokeTokenById(id, this.now(), account.id);
   }
 
   connectedApps(account: Account): Promise<readonly ConnectedApp[]> {
@@ -95,7 +96,7 @@ export class AccountAccessService {
   async revokeApp(account: Account, clientId: string): Promise<boolean> {
     if (!CLIENT_ID_PATTERN.test(clientId)) return false;
     if ((await this.store.auth.findConsent(account.id, clientId)) === undefined) return false;
-    await this.store.auth.revokeClientAccess(account.id, clientId, now());
+    await this.store.auth.revokeClientAccess(account.id, clientId, this.now());
     return true;
   }
 }

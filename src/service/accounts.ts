@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { USERNAME_PATTERN, type Account, type Scope, type TokenGrant } from '../domain/account.js';
-import { MICROS_PER_DAY, nowMicros } from '../domain/time.js';
+import { MICROS_PER_DAY, type Clock } from '../domain/time.js';
 import { isValidTimeZone } from '../domain/zone.js';
 import type { Store } from '../store/store.js';
 import { LastUseRecorder } from './last-use.js';
@@ -25,8 +25,11 @@ export function hashToken(token: string): string {
 export class AccountService {
   readonly #lastUse: LastUseRecorder;
 
-  constructor(private readonly store: Store) {
-    this.#lastUse = new LastUseRecorder(store.auth);
+  constructor(
+    private readonly store: Store,
+    private readonly now: Clock,
+  ) {
+    this.#lastUse = new LastUseRecorder(store.auth, now);
   }
 
   async addUser(username: string, password: string | null, timezone: string): Promise<Account> {
@@ -50,7 +53,7 @@ export class AccountService {
     if (account.disabled)
       throw new AdminError(`user ${username} is disabled: its tokens are refused, so none was made`);
     const secret = routedSecret(account.id);
-    const expiresAt = expiresInDays === null ? null : nowMicros() + expiresInDays * MICROS_PER_DAY;
+    const expiresAt = expiresInDays === null ? null : this.now() + expiresInDays * MICROS_PER_DAY;
     await this.store.insertToken({ hash: hashToken(secret), accountId: account.id, scope, name, expiresAt });
     return secret;
   }
@@ -64,7 +67,7 @@ export class AccountService {
     const key = secretKeyOf(token);
     const grant = await this.store.findToken(key);
     if (grant === undefined || grant.revoked) return { ok: false, denial: 'unauthenticated' };
-    if (grant.expiresAt !== null && grant.expiresAt <= nowMicros()) {
+    if (grant.expiresAt !== null && grant.expiresAt <= this.now()) {
       return { ok: false, denial: 'unauthenticated' };
     }
     if (grant.account.disabled) return { ok: false, denial: 'forbidden' };

@@ -15,9 +15,9 @@ import { icalExtraLines } from '../domain/ical-extras.js';
 import type { Project } from '../domain/label.js';
 import { firstTextProblem } from '../domain/portable-text.js';
 import type { PortableTask } from '../domain/portable.js';
-import { DEFAULT_STORAGE_QUOTA, type StorageQuota } from '../domain/storage-quota.js';
+import type { StorageQuota } from '../domain/storage-quota.js';
 import { TASK_LIMITS, type Task, type TaskInput } from '../domain/task.js';
-import { nowMicros } from '../domain/time.js';
+import type { Clock } from '../domain/time.js';
 import type { Store, WriteTx } from '../store/store.js';
 import { CalendarDataError, readCalendarResource } from './formats/calendar-resource.js';
 import { readTodo } from './formats/vtodo.js';
@@ -153,7 +153,8 @@ export class CalendarService {
   constructor(
     private readonly store: Store,
     private readonly listing: ListingService,
-    private readonly quota: StorageQuota = DEFAULT_STORAGE_QUOTA,
+    private readonly quota: StorageQuota,
+    private readonly now: Clock,
   ) {}
 
   /** The account's live projects, each a collection (with the inbox, which is not a project). */
@@ -293,7 +294,7 @@ export class CalendarService {
     await this.store.write(account.id, async (tx) => {
       const current = await this.#stillAt(tx, found.id, collection, name);
       if (!holds(conditions, current)) throw new CalendarError({ kind: 'precondition_failed' });
-      await upsertOne(tx, account.timezone, { id: found.id, deleted: nowMicros() });
+      await upsertOne(tx, account.timezone, { id: found.id, deleted: this.now() });
     });
   }
 
@@ -319,7 +320,7 @@ export class CalendarService {
       const replaced = occupant === undefined || occupant.id === found.id ? undefined : occupant;
       if (replaced !== undefined) {
         if (!conditions.overwrite) throw new CalendarError({ kind: 'precondition_failed' });
-        await upsertOne(tx, account.timezone, { id: replaced.id, deleted: nowMicros() });
+        await upsertOne(tx, account.timezone, { id: replaced.id, deleted: this.now() });
       }
       const withoutName = icalExtraLines(found.icalExtras)
         .filter((line) => !line.startsWith('X-TASK-SERVICE-RESOURCE:'))
@@ -402,7 +403,7 @@ export class CalendarService {
     await this.store.write(account.id, async (tx) => {
       const existing = await tx.get('project', projectId);
       if (existing === undefined || existing.deleted !== null) throw new CalendarError({ kind: 'not_found' });
-      const now = nowMicros();
+      const now = this.now();
       for (const task of await tx.withLabel('project', projectId)) {
         await upsertOne(tx, account.timezone, {
           id: task.id,

@@ -1,5 +1,5 @@
 import { isRegistrableRedirectUri, type OAuthClient } from '../domain/auth.js';
-import { microsFromMillis } from '../domain/time.js';
+import type { Clock } from '../domain/time.js';
 import type { Store } from '../store/store.js';
 import { AdminError } from './accounts.js';
 import { hashSecret, randomHex } from './secrets.js';
@@ -19,7 +19,10 @@ export interface RegisteredClient {
 
 /** Registration of OAuth clients by an administrator (ACCOUNTS.md section 3). */
 export class ClientAdmin {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly now: Clock,
+  ) {}
 
   async add(client: NewClient): Promise<RegisteredClient> {
     if (client.name.trim() === '') throw new AdminError('a client needs a name');
@@ -35,7 +38,7 @@ export class ClientAdmin {
       secretHash: secret === null ? null : hashSecret(secret),
       redirectUris: client.redirectUris,
       legacyImplicit: client.legacyImplicit,
-      created: microsFromMillis(Date.now()),
+      created: this.now(),
     });
     return { id, secret };
   }
@@ -46,7 +49,7 @@ export class ClientAdmin {
 
   /** Removes the client; every token it holds stops working on the very next request. */
   async remove(id: string): Promise<void> {
-    if (!(await this.store.auth.removeClient(id, microsFromMillis(Date.now())))) {
+    if (!(await this.store.auth.removeClient(id, this.now()))) {
       throw new AdminError(`no such client: ${id}`);
     }
   }

@@ -1,6 +1,6 @@
 import { DomainError } from '../domain/errors.js';
 import type { SyncKind, WriteOutcome } from '../domain/sync.js';
-import { MICROS_PER_DAY, nowMicros } from '../domain/time.js';
+import { MICROS_PER_DAY, type Micros } from '../domain/time.js';
 import type { WriteTx } from '../store/store.js';
 
 /** A write's retry key and a digest of what it asked, so a different request is told apart. */
@@ -31,11 +31,12 @@ export async function writeOnce<K extends SyncKind>(
   tx: WriteTx,
   kind: K,
   idempotency: Idempotency | undefined,
+  now: Micros,
   write: () => Promise<WriteOutcome<K>>,
 ): Promise<WriteOutcome<K>> {
   if (idempotency === undefined) return write();
   const kept = await tx.findKept(idempotency.key);
-  const fresh = kept !== undefined && kept.created > nowMicros() - IDEMPOTENCY_WINDOW_MICROS;
+  const fresh = kept !== undefined && kept.created > now - IDEMPOTENCY_WINDOW_MICROS;
   if (fresh) {
     if (kept.requestHash !== idempotency.requestHash || !isOutcomeOf(kept.outcome, kind)) {
       throw new DomainError({ kind: 'key_reused' });

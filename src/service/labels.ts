@@ -7,7 +7,8 @@ import type { DraftsByKind, NamedKind, RecordsByKind, WriteOutcome } from '../do
 import type { Store, WriteTx } from '../store/store.js';
 import { applyEach } from './apply-each.js';
 import { withinQuota } from './storage-quota.js';
-import { DEFAULT_STORAGE_QUOTA, type StorageQuota } from '../domain/storage-quota.js';
+import type { StorageQuota } from '../domain/storage-quota.js';
+import type { Clock } from '../domain/time.js';
 import { writeOnce, type WriteRequest } from './idempotency.js';
 import { newRecordId } from './ids.js';
 import type { ImportChange } from './tasks.js';
@@ -33,7 +34,8 @@ const MERGE: {
 export class LabelService {
   constructor(
     private readonly store: Store,
-    private readonly quota: StorageQuota = DEFAULT_STORAGE_QUOTA,
+    private readonly quota: StorageQuota,
+    private readonly now: Clock,
   ) {}
 
   upsert<K extends NamedKind>(
@@ -43,7 +45,7 @@ export class LabelService {
     request: WriteRequest,
   ): Promise<WriteOutcome<K>> {
     return this.store.write(account.id, (tx) =>
-      writeOnce(tx, kind, request.idempotency, () =>
+      writeOnce(tx, kind, request.idempotency, this.now(), () =>
         withinQuota(tx, this.quota, async () => ({
           kind,
           zone: account.timezone,
@@ -168,4 +170,23 @@ async function upsertOne<K extends NamedKind>(
   const saved = await tx.put(kind, merge(existing, input, newRecordId()));
   touched.saw(existing, saved);
   return saved;
+}
+
+/**
+ * The projects or contexts an import's tasks name (ICS, Todoist: by name, not id), each found
+ * live or made, as a task naming it would make it: made ones count as created, found ones as
+ * unchanged, so that the import's report counts them.
+ */
+export async function importLabelsByName(
+  tx: WriteTx,
+  kind: NamedKind,
+  names: readonly string[],
+): Promise<ImportChange[]> {
+  return applyEach(names, true, async (name): Promise<ImportChange> => {
+    if ((await tx.findLive(kind, name)) !== undefined) return 'unchanged';
+    await (kind === 'project'
+      ? tx.put('project', { id: newRecordId(), name, notes: '', archived: null, deleted: null, color: null })
+      : tx.put('context', { id: newRecordId(), name, deleted: null }));
+    return 'created';
+  });
 }

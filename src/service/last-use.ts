@@ -1,8 +1,8 @@
-import { microsFromMillis } from '../domain/time.js';
+import { MICROS_PER_SECOND, type Clock, type Micros } from '../domain/time.js';
 import type { AuthStore, TokenUse } from '../store/auth-store.js';
 
 /** A token's last use is written at most this often per process: a write per request would cost. */
-const RECORD_EVERY_MS = 60_000;
+const RECORD_EVERY_MICROS = 60 * MICROS_PER_SECOND;
 /**
  * Uses are written together this long after the first of a batch: never while the request that
  * used the token runs (it would take a second database connection beside the request's own).
@@ -13,19 +13,22 @@ const MAX_REMEMBERED = 10_000;
 
 /** Notes when tokens are used, and writes the uses to the store in the background, in batches. */
 export class LastUseRecorder {
-  readonly #written = new Map<string, number>();
+  readonly #written = new Map<string, Micros>();
   #pending: TokenUse[] = [];
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly auth: AuthStore) {}
+  constructor(
+    private readonly auth: AuthStore,
+    private readonly now: Clock,
+  ) {}
 
   note(accountId: number, hash: string): void {
-    const now = Date.now();
+    const now = this.now();
     const last = this.#written.get(hash);
-    if (last !== undefined && now - last < RECORD_EVERY_MS) return;
+    if (last !== undefined && now - last < RECORD_EVERY_MICROS) return;
     if (this.#written.size >= MAX_REMEMBERED) this.#written.clear();
     this.#written.set(hash, now);
-    this.#pending.push({ accountId, hash, at: microsFromMillis(now) });
+    this.#pending.push({ accountId, hash, at: now });
     if (this.#timer === undefined) {
       this.#timer = setTimeout(() => this.#flush(), FLUSH_AFTER_MS);
       // A batch not yet written when the process stops is lost: "last used" is then a little older.

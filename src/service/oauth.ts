@@ -19,7 +19,7 @@ import {
   type AuthorizeRequest,
   type TokenAnswer,
 } from '../domain/oauth.js';
-import { microsFromMillis, MICROS_PER_SECOND, type Micros } from '../domain/time.js';
+import { MICROS_PER_SECOND, type Clock, type Micros } from '../domain/time.js';
 import type { Store } from '../store/store.js';
 import { hashSecret, routedHexSecret, routedSecret, s256, sameHash, secretKeyOf } from './secrets.js';
 
@@ -33,7 +33,6 @@ export interface TokenRequest {
   readonly address: string;
 }
 
-const now = (): Micros => microsFromMillis(Date.now());
 const tokenEndpointKey = (address: string): string => `token:${address}`;
 
 /**
@@ -42,7 +41,10 @@ const tokenEndpointKey = (address: string): string => `token:${address}`;
  * single-use codes bound to client, redirect URI and challenge.
  */
 export class OAuthService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly now: Clock,
+  ) {}
 
   /** Checks an authorization request in RFC 6749's order: client and redirect URI first. */
   async checkAuthorize(params: AuthorizeParams): Promise<AuthorizeCheck> {
@@ -96,7 +98,7 @@ export class OAuthService {
 
   /** The account allowed the request: remembers it and answers with a code or a token. */
   async approve(account: Account, request: AuthorizeRequest): Promise<string> {
-    const at = now();
+    const at = this.now();
     const held = await this.store.auth.findConsent(account.id, request.client.id);
     const kept: Scope = held !== undefined && scopeCovers(held, request.scope) ? held : request.scope;
     await this.store.auth.saveConsent(account.id, request.client.id, kept, at);
@@ -157,7 +159,7 @@ export class OAuthService {
       throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token');
     } catch (error) {
       if (error instanceof OAuthError && (error.code === 'invalid_client' || error.code === 'invalid_grant')) {
-        await this.store.auth.recordFailure(tokenEndpointKey(request.address), now());
+        await this.store.auth.recordFailure(tokenEndpointKey(request.address), this.now());
       }
       throw error;
     }
@@ -171,14 +173,14 @@ export class OAuthService {
       client = await this.#authenticateClient(request);
     } catch (error) {
       if (error instanceof OAuthError && error.code === 'invalid_client') {
-        await this.store.auth.recordFailure(tokenEndpointKey(request.address), now());
+        await this.store.auth.recordFailure(tokenEndpointKey(request.address), this.now());
       }
       throw error;
     }
     const token = request.form['token'];
     if (token === undefined || token === '') throw new OAuthError('invalid_request', 'token is missing');
     const key = secretKeyOf(token);
-    const at = now();
+    const at = this.now();
     const access = await this.store.auth.findIssuedToken(key);
     if (access !== undefined) {
       if (access.clientId === client.id) await this.store.revokeToken(key);
@@ -194,7 +196,7 @@ export class OAuthService {
   async #redeemCode(client: OAuthClient, form: TokenRequest['form']): Promise<TokenAnswer> {
     const code = form['code'];
     if (code === undefined || code === '') throw new OAuthError('invalid_request', 'code is missing');
-    const at = now();
+    const at = this.now();
     const taken = await this.store.auth.takeCode(secretKeyOf(code), at);
     if (taken === undefined) throw new OAuthError('invalid_grant', 'unknown code');
     if (taken.usedBefore) {
@@ -227,7 +229,7 @@ export class OAuthService {
     const token = form['refresh_token'];
     if (token === undefined || token === '') throw new OAuthError('invalid_request', 'refresh_token is missing');
     const found = secretKeyOf(token);
-    const at = now();
+    const at = this.now();
     const grant = await this.store.auth.findRefreshToken(found);
     if (grant === undefined || grant.clientId !== client.id)
       throw new OAuthError('invalid_grant', 'unknown refresh token');
@@ -318,7 +320,7 @@ export class OAuthService {
   }
 
   async #refuseIfThrottled(address: string): Promise<void> {
-    const at = now();
+    const at = this.now();
     const until = refusedUntil(
       await this.store.auth.failuresSince(tokenEndpointKey(address), at - THROTTLE_WINDOW_MICROS),
       FAILURES_PER_ADDRESS,

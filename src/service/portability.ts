@@ -15,7 +15,7 @@ import type { RecordsByKind, SyncKind } from '../domain/sync.js';
 import type { TaskInput } from '../domain/task.js';
 import type { Store, WriteTx } from '../store/store.js';
 import { AdminError } from './accounts.js';
-import { importLabels } from './labels.js';
+import { importLabels, importLabelsByName } from './labels.js';
 import { SettingsService } from './settings.js';
 import { withinQuota } from './storage-quota.js';
 import { importTasks, type ImportChange } from './tasks.js';
@@ -115,6 +115,19 @@ function contextInput(context: PortableContext): LabelInput {
 
 function taskInput(task: PortableTask): TaskInput {
   return { ...task, deleted: null };
+}
+
+/** Each project or context name the tasks give by name alone, once, in the file's order. */
+function namedBy(
+  tasks: readonly PortableTask[],
+  kind: 'project' | 'context',
+): { readonly id: string; readonly name: string }[] {
+  const found = new Set<string>();
+  for (const task of tasks) {
+    const ref = task[kind];
+    if (ref !== null && 'name' in ref && !('id' in ref) && ref.name !== '') found.add(ref.name);
+  }
+  return [...found].map((name) => ({ id: name, name }));
 }
 
 /** The settings that differ from the account's, or null when none does. */
@@ -280,6 +293,17 @@ export class PortabilityService {
         kind: 'context',
         names: names(batch),
         changes: await importLabels(tx, 'context', batch.map(contextInput)),
+      })),
+      // The labels tasks name by name (not among the file's own records): made here, and counted.
+      ...stepsOf('project', namedBy(data.tasks, 'project'), async (tx, _zone, batch) => ({
+        kind: 'project',
+        names: names(batch),
+        changes: await importLabelsByName(tx, 'project', names(batch)),
+      })),
+      ...stepsOf('context', namedBy(data.tasks, 'context'), async (tx, _zone, batch) => ({
+        kind: 'context',
+        names: names(batch),
+        changes: await importLabelsByName(tx, 'context', names(batch)),
       })),
       ...stepsOf('task', data.tasks, async (tx, taskZone, batch) => ({
         kind: 'task',

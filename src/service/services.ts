@@ -1,4 +1,5 @@
 import { DEFAULT_STORAGE_QUOTA, type StorageQuota } from '../domain/storage-quota.js';
+import { nowMicros, type Clock } from '../domain/time.js';
 import type { Store } from '../store/store.js';
 import { AccountAccessService } from './account-access.js';
 import { AccountService } from './accounts.js';
@@ -34,21 +35,25 @@ export interface ServiceOptions {
   readonly signup?: boolean;
   /** What one account may store; DEFAULT_STORAGE_QUOTA unless `serve --max-records` or a test sets another. */
   readonly storageQuota?: StorageQuota;
+  /** The one clock every use case reads; the wall clock unless a test moves time itself. */
+  readonly clock?: Clock;
 }
 
 export function buildServices(store: Store, options: ServiceOptions = {}): Services {
+  const quota = options.storageQuota ?? DEFAULT_STORAGE_QUOTA;
+  const now = options.clock ?? nowMicros;
   const listing = new ListingService(store);
   return {
-    accounts: new AccountService(store),
+    accounts: new AccountService(store, now),
     listing,
-    calendars: new CalendarService(store, listing, options.storageQuota),
-    tasks: new TaskService(store, options.storageQuota),
-    labels: new LabelService(store, options.storageQuota),
+    calendars: new CalendarService(store, listing, quota, now),
+    tasks: new TaskService(store, quota, now),
+    labels: new LabelService(store, quota, now),
     settings: new SettingsService(store),
-    signIn: new SignInService(store, options.signup ?? false),
-    oauth: new OAuthService(store),
-    access: new AccountAccessService(store),
-    portability: new PortabilityService(store, options.storageQuota ?? DEFAULT_STORAGE_QUOTA),
+    signIn: new SignInService(store, options.signup ?? false, now),
+    oauth: new OAuthService(store, now),
+    access: new AccountAccessService(store, now),
+    portability: new PortabilityService(store, quota),
     health: () => store.ping(),
   };
 }

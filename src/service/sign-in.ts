@@ -6,7 +6,7 @@ import {
   SESSION_IDLE_MICROS,
   THROTTLE_WINDOW_MICROS,
 } from '../domain/auth.js';
-import { microsFromMillis, MICROS_PER_SECOND, type Micros } from '../domain/time.js';
+import { MICROS_PER_SECOND, type Clock, type Micros } from '../domain/time.js';
 import { isValidTimeZone } from '../domain/zone.js';
 import type { Store } from '../store/store.js';
 import { UsernameTakenError } from '../domain/errors.js';
@@ -43,8 +43,6 @@ export type SignUpResult =
 /** Why a Basic attempt failed: its password was the sign-in password, or nothing of the account's. */
 export type BasicRefusal = 'sign_in_password' | 'wrong';
 
-const now = (): Micros => microsFromMillis(Date.now());
-
 /** Throttle keys: one per username, one per client address (ACCOUNTS.md section 2). */
 const userKey = (username: string): string => `user:${username}`;
 const addressKey = (address: string): string => `addr:${address}`;
@@ -57,11 +55,12 @@ export class SignInService {
   constructor(
     private readonly store: Store,
     readonly signupOpen: boolean,
+    private readonly now: Clock,
   ) {}
 
   /** Wrong name, wrong password, disabled account or throttled: one answer for all, `{ok: false}`. */
   async signIn(username: string, password: string, address: string): Promise<SignInResult> {
-    const at = now();
+    const at = this.now();
     if (await this.#throttled(username, address, at)) return { ok: false };
     const found = USERNAME_PATTERN.test(username) ? await this.store.auth.findCredentials(username) : undefined;
     // An unknown name costs the same argon2 work as a wrong password.
@@ -81,7 +80,7 @@ export class SignInService {
    * takes (the person is told to make an app password). A throttled attempt is not even checked.
    */
   async refuseBasic(username: string, password: string, address: string): Promise<BasicRefusal> {
-    const at = now();
+    const at = this.now();
     if (await this.#throttled(username, address, at)) return 'wrong';
     const found = USERNAME_PATTERN.test(username) ? await this.store.auth.findCredentials(username) : undefined;
     const matches = await verifyPassword(found === undefined ? await decoy() : found.passwordHash, password);
@@ -97,7 +96,7 @@ export class SignInService {
       return { ok: false, message: 'a username is 1-64 characters of letters, digits, and _ . @ -' };
     }
     if (password.length < 8) return { ok: false, message: 'a password has at least 8 characters' };
-    const at = now();
+    const at = this.now();
     // Sign-ups count against the address like failures, so a script cannot make accounts in bulk.
     if (
       refusedUntil(
@@ -134,7 +133,7 @@ export class SignInService {
     address: string,
   ): Promise<PasswordChangeResult> {
     if (next.length < 8) return { ok: false, message: 'a new password has at least 8 characters' };
-    const at = now();
+    const at = this.now();
     const wrong = { ok: false, message: 'the current password is wrong' } as const;
     if (await this.#throttled(account.username, address, at)) return wrong;
     const found = await this.store.auth.findCredentials(account.username);
@@ -158,7 +157,7 @@ export class SignInService {
     const account = await this.accountOf(sessionId);
     if (account === undefined) return undefined;
     const token = routedSecret(account.id);
-    const at = now();
+    const at = this.now();
     const made = await this.store.auth.insertSessionToken(
       {
         hash: hashSecret(token),
@@ -180,7 +179,7 @@ export class SignInService {
     if (session === undefined || session.account.disabled) return undefined;
     // Found: its account is known now, whichever way the session id led there.
     const key = { hash: found.hash, accountId: session.account.id };
-    const at = now();
+    const at = this.now();
     if (session.lastSeen <= at - SESSION_IDLE_MICROS) {
       await this.store.auth.deleteSession(key, at);
       return undefined;
@@ -190,12 +189,12 @@ export class SignInService {
   }
 
   async signOut(sessionId: string): Promise<void> {
-    if (sessionId !== '') await this.store.auth.deleteSession(secretKeyOf(sessionId), now());
+    if (sessionId !== '') await this.store.auth.deleteSession(secretKeyOf(sessionId), this.now());
   }
 
   /** Drops idle sessions and old throttle entries: housekeeping, run with the purge. */
   async forgetOld(): Promise<void> {
-    const at = now();
+    const at = this.now();
     await this.store.auth.forgetSessions(at - SESSION_IDLE_MICROS, at);
     await this.store.auth.forgetFailures(at - THROTTLE_WINDOW_MICROS);
     await this.store.auth.forgetCodes(at);

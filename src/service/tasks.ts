@@ -7,14 +7,16 @@ import { mergeTask } from '../domain/task-rules.js';
 import type { Store, WriteTx } from '../store/store.js';
 import { applyEach } from './apply-each.js';
 import { withinQuota } from './storage-quota.js';
-import { DEFAULT_STORAGE_QUOTA, type StorageQuota } from '../domain/storage-quota.js';
+import type { StorageQuota } from '../domain/storage-quota.js';
+import type { Clock } from '../domain/time.js';
 import { writeOnce, type WriteRequest } from './idempotency.js';
 import { newRecordId } from './ids.js';
 
 export class TaskService {
   constructor(
     private readonly store: Store,
-    private readonly quota: StorageQuota = DEFAULT_STORAGE_QUOTA,
+    private readonly quota: StorageQuota,
+    private readonly now: Clock,
   ) {}
 
   /**
@@ -24,7 +26,7 @@ export class TaskService {
   upsert(account: Account, inputs: readonly TaskInput[], request: WriteRequest): Promise<WriteOutcome<'task'>> {
     const zone = account.timezone;
     return this.store.write(account.id, (tx) =>
-      writeOnce(tx, 'task', request.idempotency, () =>
+      writeOnce(tx, 'task', request.idempotency, this.now(), () =>
         withinQuota(tx, this.quota, async () => ({
           kind: 'task' as const,
           zone,

@@ -1,6 +1,8 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { StoreLocation } from '../config/store-location.js';
 import { prepareDataFolder, SQLITE_FILE_NAME } from './data-folder.js';
+import type { StoreBackups } from './backups.js';
 import type { Store } from './store.js';
 
 export { SQLITE_FILE_NAME } from './data-folder.js';
@@ -23,6 +25,26 @@ export async function openStore(
     file: path.join(location.dataDir, SQLITE_FILE_NAME),
     ...(options.synchronous === undefined ? {} : { synchronous: options.synchronous }),
   });
+}
+
+/**
+ * Whether a store is where `location` points: the SQLite file in the data folder, or (PostgreSQL)
+ * the tables of task-service in the database. Looks without creating anything.
+ */
+export async function storeExists(location: StoreLocation): Promise<boolean> {
+  if (location.engine === 'sqlite') return existsSync(path.join(location.dataDir, SQLITE_FILE_NAME));
+  const { postgresStoreExists } = await import('./postgres/exists.js');
+  return postgresStoreExists(location.url);
+}
+
+/**
+ * The backup and restore of the configured store by its files; null on PostgreSQL, whose own tools
+ * (pg_dump, pg_restore) do it (docs/operations.md).
+ */
+export async function openBackups(location: StoreLocation): Promise<StoreBackups | null> {
+  if (location.engine === 'postgres') return null;
+  const { sqliteBackups } = await import('./sqlite/backups.js');
+  return sqliteBackups(path.join(location.dataDir, SQLITE_FILE_NAME));
 }
 
 /** Opens the store and applies its pending migrations; a store that fails to migrate is closed again. */

@@ -1,11 +1,12 @@
 /**
  * The files of deploy/: the systemd unit is checked by systemd itself where `systemd-analyze` is
  * installed (skipped, saying so, where it is not); no container image can be built on the test
- * machine, so the Dockerfile and compose file are checked as text, as is the nginx example (nginx
- * is not installed there either).
+ * machine, so the Dockerfile and compose file are checked as text (and the compose file's
+ * entrypoint run by sh); nginx.test.ts runs nginx with the nginx example. The files agree with
+ * each other and with docs/operations.md: one port, one way to install.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -73,12 +74,74 @@ describe('deploy/', () => {
     expect(compose).toContain('POSTGRES_PASSWORD_FILE');
   });
 
-  it('has an nginx example that ends TLS before several processes and keeps /metrics private', () => {
+  it('has an nginx example that ends TLS before the service, sets the forwarded headers and keeps /metrics private', () => {
     const nginx = read('nginx.conf');
-    const upstream = /upstream task_service \{([^}]*)\}/.exec(nginx)?.[1] ?? '';
-    expect([...upstream.matchAll(/^\s*server 127\.0\.0\.1:\d+/gm)].length).toBeGreaterThanOrEqual(2);
+    expect(upstreamPorts()).not.toEqual([]);
     expect(nginx).toMatch(/listen 443 ssl;/);
     expect(nginx).toContain('proxy_set_header Connection "";');
+    expect(nginx).toContain('proxy_set_header X-Forwarded-Proto $scheme;');
+    expect(nginx).toContain('proxy_set_header X-Forwarded-Host $http_host;');
     expect(nginx).toMatch(/location = \/metrics \{\s*return 404;/);
   });
+
+  it('agree on one port: the unit, the image, the compose file and the nginx upstream', () => {
+    const unitPort = /^Environment=TASK_SERVICE_PORT=(\d+)$/m.exec(read('task-service.service'))?.[1];
+    const dockerfile = read('Dockerfile');
+    const compose = read('compose.yaml');
+    expect(unitPort).toBeDefined();
+    expect(/TASK_SERVICE_PORT=(\d+)/.exec(dockerfile)?.[1]).toBe(unitPort);
+    expect(dockerfile).toContain(`http://127.0.0.1:${unitPort}/readyz`);
+    expect(/TASK_SERVICE_PORT: "(\d+)"/.exec(compose)?.[1]).toBe(unitPort);
+    expect(compose).toContain(`"127.0.0.1:${unitPort}:${unitPort}"`);
+    expect(upstreamPorts()).toEqual([unitPort]);
+    // Behind that proxy, each believes its forwarded headers (and nobody else's).
+    expect(read('task-service.service')).toMatch(/^Environment=TASK_SERVICE_TRUST_PROXY=127\.0\.0\.1$/m);
+    expect(compose).toMatch(/TASK_SERVICE_TRUST_PROXY: "\S+"/);
+  });
+
+  it('say one way to install, the one docs/operations.md says', () => {
+    const install = 'npm ci && npm prune --omit=dev';
+    const operations = readFileSync(path.join(REPO_ROOT, 'docs', 'operations.md'), 'utf8');
+    const unitHeader = read('task-service.service').split('\n[Unit]')[0] ?? '';
+    expect(unitHeader.replace(/\n# /g, ' ')).toContain(install);
+    expect(operations.replaceAll('sudo ', '')).toContain(`cd /opt/task-service && ${install}`);
+    expect(read('Dockerfile')).toContain(`RUN ${install}`);
+    // Nowhere the other way, which skips the build's tools and so the build.
+    for (const text of [unitHeader, operations, read('Dockerfile')]) expect(text).not.toMatch(/npm ci --omit=dev/);
+  });
+
+  it("gives every command of the compose file's container the database URL from the secret", () => {
+    const compose = read('compose.yaml');
+    const script = /^ {6}- 'TASK_SERVICE_DATABASE_URL=(.*)'$/m.exec(compose)?.[0].slice("      - '".length, -1) ?? '';
+    expect(script).toContain('/run/secrets/postgres_password');
+    // docs/operations.md runs the admin commands through the entrypoint, which adds the URL.
+    const documented = 'docker compose -f deploy/compose.yaml run --rm task-service user add alice';
+    expect(readFileSync(path.join(REPO_ROOT, 'docs', 'operations.md'), 'utf8')).toContain(documented);
+    expect(compose).toMatch(/^ {4}command: \["serve"\]$/m);
+
+    // The entrypoint as the container's sh runs it, with a node that prints what it was given.
+    const folder = mkdtempSync(path.join(tmpdir(), 'task-service-compose-'));
+    try {
+      const secret = path.join(folder, 'postgres_password');
+      writeFileSync(secret, 's3cret');
+      const fakeNode = path.join(folder, 'node');
+      writeFileSync(fakeNode, '#!/bin/sh\necho "$TASK_SERVICE_DATABASE_URL"\necho "$@"\n');
+      chmodSync(fakeNode, 0o755);
+      const shell = script.replaceAll('$$', '$').replaceAll('/run/secrets/postgres_password', secret);
+      const ran = spawnSync('sh', ['-c', shell, 'task-service', 'user', 'add', 'alice'], {
+        encoding: 'utf8',
+        env: { PATH: `${folder}:${process.env['PATH'] ?? ''}` },
+      });
+      expect(ran.status, ran.stderr).toBe(0);
+      expect(ran.stdout).toBe('postgres://task_service:s3cret@postgres:5432/tasks\nbin/task-service.js user add alice\n');
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
 });
+
+/** The ports of the nginx example's upstream servers (the lines not commented out). */
+function upstreamPorts(): string[] {
+  const upstream = /upstream task_service \{([^}]*)\}/.exec(read('nginx.conf'))?.[1] ?? '';
+  return [...upstream.matchAll(/^\s*server 127\.0\.0\.1:(\d+)/gm)].map((match) => match[1] ?? '');
+}

@@ -267,12 +267,16 @@ describe.each(ENGINES)('export and import on %s', { timeout: E2E_TEST_TIMEOUT_MS
     await account('fromtodoist');
     const dry = await cli(['import', 'fromtodoist', file, '--dry-run']);
     expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stdout).toContain('tasks: 7 would be created');
+    expect(dry.stdout).toContain('tasks: 9 would be created');
+    expect(dry.stdout).toContain('projects: 1 would be created');
     expect(await tasksOf('fromtodoist')).toEqual([]);
 
     const imported = await cli(['import', 'fromtodoist', file]);
     expect(imported.code, imported.stderr).toBe(0);
-    expect(imported.stdout).toContain('tasks: 7 created, 0 updated, 0 unchanged');
+    // The project and the contexts its tasks name are made, and counted.
+    expect(imported.stdout).toContain('projects: 1 created, 0 updated, 0 unchanged');
+    expect(imported.stdout).toContain('contexts: 2 created, 0 updated, 0 unchanged');
+    expect(imported.stdout).toContain('tasks: 9 created, 0 updated, 0 unchanged');
     expect(imported.stdout).toContain('not mapped (4)');
     expect(imported.stdout).toContain('section "Garden"');
     const tasks = await tasksOf('fromtodoist');
@@ -280,11 +284,33 @@ describe.each(ENGINES)('export and import on %s', { timeout: E2E_TEST_TIMEOUT_MS
     expect(water?.repeater).toBe('FREQ=WEEKLY;BYDAY=MO');
     expect(water?.project).toBe('Home');
     expect(water?.start_at).toBe('2026-11-30 00:00:00 +0100');
+    expect(water?.context).toBe('@garden');
+    expect(tasks.find((task) => task.title === 'Mow the lawn')?.attribute).toBe('inbox');
 
     const before = bodyOf(await get('fromtodoist', 'tasks'), taskList);
     const again = await cli(['import', 'fromtodoist', file]);
-    expect(again.stdout).toContain('tasks: 0 created, 0 updated, 7 unchanged');
+    expect(again.stdout).toContain('tasks: 0 created, 0 updated, 9 unchanged');
+    expect(again.stdout).toContain('projects: 0 created, 0 updated, 1 unchanged');
     const since = bodyOf(await get('fromtodoist', 'tasks', `?cursor=${encodeURIComponent(before.cursor)}`), taskList);
     expect(since.entries).toEqual([]);
+  });
+
+  it("imports one Todoist project's CSV, as Todoist's project export gives it", async () => {
+    const file = path.join(folder, 'Groceries.csv');
+    writeFileSync(
+      file,
+      'TYPE,CONTENT,DESCRIPTION,PRIORITY,INDENT,AUTHOR,RESPONSIBLE,DATE,DATE_LANG,TIMEZONE\r\n' +
+        'task,Buy bread @errands,,4,1,,,,en,\r\ntask,Buy eggs,,1,1,,,,en,\r\n',
+    );
+    await account('fromcsv');
+    const imported = await cli(['import', 'fromcsv', file]);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toContain('projects: 1 created');
+    expect(imported.stdout).toContain('tasks: 2 created');
+    const tasks = await tasksOf('fromcsv');
+    expect(tasks.map((task) => [task.title, task.project, task.context, task.attribute])).toEqual([
+      ['Buy bread', 'Groceries', '@errands', 'inbox'],
+      ['Buy eggs', 'Groceries', null, 'inbox'],
+    ]);
   });
 });

@@ -31,6 +31,18 @@ function databaseUrl(change: { database?: string; user?: string }): string {
   return url.toString();
 }
 
+/** How many tables the database's public schema has. */
+async function tablesIn(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const tables = await client.query("SELECT 1 FROM information_schema.tables WHERE table_schema = 'public'");
+    return tables.rowCount ?? 0;
+  } finally {
+    await client.end();
+  }
+}
+
 /** Someone other than root, whom file permissions apply to (the tests may run as root). */
 const OTHER_USER = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
 
@@ -47,16 +59,32 @@ describe('start-up mistakes: one line, a non-zero exit, no stack trace', { timeo
     await cleanUpProcesses();
   });
 
-  it('a second serve on a port in use says so and names --port; --debug shows the stack', async () => {
+  it('a second serve on a port in use says so and names --port, and makes nothing; --debug shows the stack', async () => {
     const first = await startServe({ dataDir: await makeTempDir('first'), http: true });
-    const args = ['serve', '--http', '--port', String(first.port), '--data-dir', await makeTempDir('second')];
+    const secondDir = await makeTempDir('second');
+    // HTTPS (the default), so that a certificate would be made if anything were.
+    const args = ['serve', '--port', String(first.port), '--data-dir', secondDir];
     const second = await runCli(args);
     expectOneLine(second, new RegExp(`port ${first.port} is in use.*another task-service running.*--port`));
+    expect(second.stdout).toBe('');
+    expect(await readdir(secondDir)).toEqual([]);
     const debug = await runCli([...args, '--debug']);
     expect(debug.code).toBe(1);
     expect(debug.stderr).toMatch(/port \d+ is in use/);
     expect(debug.stderr).toMatch(STACK_FRAME);
     expect(debug.stderr).toContain('EADDRINUSE');
+    expect(await readdir(secondDir)).toEqual([]);
+
+    // On PostgreSQL neither: no tables in the database, no certificate in the folder.
+    const database = await createTestDatabase();
+    try {
+      const onPostgres = await runCli([...args, '--database-url', database.url]);
+      expectOneLine(onPostgres, new RegExp(`port ${first.port} is in use`));
+      expect(await tablesIn(database.url)).toBe(0);
+      expect(await readdir(secondDir)).toEqual([]);
+    } finally {
+      await database.drop();
+    }
   });
 
   it('a host that is no address of this machine, or no name at all', async () => {
@@ -226,15 +254,13 @@ describe('only serve and migrate make a store', { timeout: E2E_TEST_TIMEOUT_MS }
     const database = await createTestDatabase();
     try {
       const added = await runCli(['user', 'add', 'alice', '--database-url', database.url]);
-      expectOneLine(added, /no task-service store at PostgreSQL .*task_service_test_/);
-      const client = new pg.Client({ connectionString: database.url });
-      await client.connect();
-      try {
-        const tables = await client.query("SELECT 1 FROM information_schema.tables WHERE table_schema = 'public'");
-        expect(tables.rowCount).toBe(0);
-      } finally {
-        await client.end();
-      }
+      // What to do first, then why.
+      const line = expectOneLine(
+        added,
+        /^task-service: run "task-service migrate --database-url …" first \(or start serve on it once\): PostgreSQL .*task_service_test_\w+ has no task-service tables yet$/,
+      );
+      expect(line).not.toContain('run this from the folder');
+      expect(await tablesIn(database.url)).toBe(0);
       const migrated = await runCli(['migrate', '--database-url', database.url]);
       expect(migrated.code, migrated.stderr).toBe(0);
       expect(migrated.stderr).toMatch(/migrations applied to a new store at PostgreSQL/);

@@ -56,6 +56,11 @@ describe('sign-in pages', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
     expect(signedIn.text).toContain('>Sign out</button>');
     const out = await browser.post('/logout', hiddenFields(signedIn.text, '/logout'));
     expect(out.status).toBe(303);
+    // Back on the sign-in page, which says so.
+    expect(out.headers.location).toBe('/login?signed_out=1');
+    const landed = await browser.get('/login?signed_out=1');
+    expect(landed.text).toContain('<p role="status">You are signed out.</p>');
+    expect((await browser.get('/login')).text).not.toContain('You are signed out');
     const replay = new WebSession(server.origin);
     for (const [name, value] of stolen) replay.cookies.set(name, value);
     expect((await replay.get('/login')).text).not.toContain('You are signed in');

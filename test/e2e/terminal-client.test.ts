@@ -164,17 +164,26 @@ describe('the terminal client against a real serve process', { timeout: E2E_TEST
 
     const ambiguous = await client(['done', 'call']);
     expect(ambiguous.code).toBe(2);
-    expect(ambiguous.stderr).toContain('names 2 open tasks');
+    // One line each, real line breaks between them (never a written-out \u000a).
+    const choices = ambiguous.stderr.trimEnd().split('\n');
+    expect(choices[0]).toBe('task-service: "call" names 2 open tasks; give more of the title or the id:');
+    expect(choices).toHaveLength(3);
+    expect(choices).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^ {2}\S+ {2}Call <Tom>$/),
+        expect.stringMatching(/^ {2}\S+ {2}Call Jerry$/),
+      ]),
+    );
+    expect(ambiguous.stderr).not.toContain('\\u000a');
     expect(ok(await client(['done', 'call j']))).toMatch(/^done \S+ {2}Call Jerry {2}done \d{4}-\d{2}-\d{2}\n$/);
     expect(ok(await client(['ls']))).not.toContain('Call Jerry');
     expect(ok(await client(['ls', 'completed']))).toContain('Call Jerry');
     const missing = await client(['done', 'nothing like this']);
     expect(missing.code).toBe(2);
 
-    // The first sync copies everything; the next says only what changed elsewhere.
-    const first = ok(await client(['sync']));
-    expect(first).toContain('+ Buy milk & "eggs"');
-    expect(first).toContain('4 added, 0 changed, 0 removed: 4 tasks');
+    // The first sync copies everything but what this client made or changed itself (its local
+    // copy has that already, as the service answered it); the next says only what changed elsewhere.
+    expect(ok(await client(['sync']))).toBe('up to date: 4 tasks\n');
     const copy = path.join(folder, 'tasks.json');
     expect((await stat(copy)).mode & 0o777).toBe(0o600);
     expect(ok(await client(['sync']))).toBe('up to date: 4 tasks\n');
@@ -223,7 +232,7 @@ describe('the terminal client against a real serve process', { timeout: E2E_TEST
       /Water the plants[\s\S]*Phone the bank|Phone the bank[\s\S]*Water the plants/,
     );
     expect(ok(await client(['done', 'phone']))).toMatch(/^done \S+ {2}Phone the bank/);
-    expect(ok(await client(['sync']))).toContain('2 added, 0 changed, 0 removed: 2 tasks');
+    expect(ok(await client(['sync']))).toBe('up to date: 2 tasks\n');
 
     // An access token at its end is renewed with the refresh token before the command runs.
     const first = z.object({ token: z.string(), refresh_token: z.string() }).parse(kept);
@@ -273,6 +282,84 @@ describe('the terminal client against a real serve process', { timeout: E2E_TEST
     const withoutClient = await runCli(['login', server.origin], { env: { XDG_CONFIG_HOME: configHome } });
     expect(withoutClient.code).toBe(2);
     expect(withoutClient.stderr).toContain('--client-id');
+  });
+
+  it('with the service down: ls shows the local copy, add and done queue, sync sends them once it is back', async () => {
+    const { server, token, configHome, client, dataDir } = await setUp();
+    ok(await client(['login', server.origin, '--token', token]));
+    ok(await client(['add', 'Pay the rent']));
+    ok(await client(['add', 'Buy stamps #Post']));
+    expect(ok(await client(['done', 'pay']))).toMatch(/^done /);
+    // Its own changes are not news to it.
+    expect(ok(await client(['sync']))).toBe('up to date: 2 tasks\n');
+
+    expect((await server.stop()).code).toBe(0);
+    const listed = await client(['ls']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(/^\S+ {2}Buy stamps {2}#Post\n$/);
+    expect(listed.stderr).toMatch(
+      new RegExp(
+        `^task-service: the service at ${server.origin} could not be reached: the local copy \\(synced \\d{4}-.*\\); it may be stale\\n$`,
+      ),
+    );
+
+    const added = await client(['add', 'Call the plumber ^tomorrow']);
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toMatch(/^queued \S+ {2}Call the plumber {2}\^\d{4}-\d\d-\d\d\n$/);
+    expect(added.stderr).toContain(`the service at ${server.origin} could not be reached: the task is queued`);
+    const done = await client(['done', 'buy']);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toMatch(/^queued done \S+ {2}Buy stamps/);
+    const offline = ok(await client(['ls']));
+    expect(offline).toContain('Call the plumber');
+    expect(offline).not.toContain('Buy stamps');
+
+    // Errors name the address; what is queued stays queued.
+    const failed = await client(['sync']);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain('2 changes stay queued for the next sync');
+    expect(failed.stderr).toMatch(
+      new RegExp(`task-service: the service at ${server.origin} could not be reached \\(ECONNREFUSED\\)\\n$`),
+    );
+    expect(failed.stderr).not.toMatch(STACK_FRAME);
+
+    const back = await startServe({ dataDir, http: true, port: server.port });
+    const synced = ok(await client(['sync']));
+    expect(synced).toBe('sent: add Call the plumber\nsent: done Buy stamps\nup to date: 3 tasks\n');
+    const onService = await new TaskServiceClient({ baseUrl: back.origin, token }).tasks.all();
+    const plumber = onService.find((task) => task.title === 'Call the plumber');
+    expect(plumber).toMatchObject({ attribute: 'plan', all_day: true });
+    // The id the client made is the service's; sent once, whatever the retries.
+    const kept = z
+      .object({ tasks: z.array(z.object({ id: z.string(), title: z.string() })) })
+      .parse(JSON.parse(await readFile(path.join(configHome, 'task-service', 'tasks.json'), 'utf8')));
+    expect(kept.tasks.find((task) => task.title === 'Call the plumber')?.id).toBe(plumber?.id);
+    expect(onService.filter((task) => task.title === 'Call the plumber')).toHaveLength(1);
+    expect(onService.find((task) => task.title === 'Buy stamps')?.completed).not.toBeNull();
+    expect(ok(await client(['sync']))).toBe('up to date: 3 tasks\n');
+  });
+
+  it("with the service's self-signed certificate untrusted: one line with what to do, before any browser", async () => {
+    const dataDir = await makeTempDir('term-tls');
+    const configHome = await makeTempDir('term-tls-config');
+    const server = await startServe({ dataDir });
+    const token = await newAccount({ dataDir }, 'tlsuser');
+    const registered = await addClient({ dataDir }, 'Terminal', ['http://127.0.0.1/callback'], ['--public']);
+    const env = { XDG_CONFIG_HOME: configHome };
+    const hint =
+      /^task-service: the service at https:\/\/127\.0\.0\.1:\d+ could not be reached \(DEPTH_ZERO_SELF_SIGNED_CERT\): if it is the service's self-signed certificate, trust it: export NODE_EXTRA_CA_CERTS=data\/tls-cert\.pem/;
+
+    const browser = await runCli(['login', server.origin, '--client-id', registered.id], { env });
+    expect(browser.code).toBe(1);
+    // Said before the person is sent to a browser: no address to open was printed.
+    expect(browser.stderr).not.toContain('/oauth/authorize');
+    expectRefusal(browser, hint);
+    expectRefusal(await runCli(['login', server.origin, '--token', token], { env }), hint);
+
+    const trusted = await runCli(['login', server.origin, '--token', token], {
+      env: { ...env, NODE_EXTRA_CA_CERTS: path.join(dataDir, 'tls-cert.pem') },
+    });
+    expect(trusted.code, trusted.stderr).toBe(0);
   });
 
   it('shows control characters of a title as visible escapes, and says how to call it', async () => {

@@ -7,7 +7,14 @@ import { generate } from 'selfsigned';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newAccount } from './support/accounts.js';
 import { oauth, request } from './support/http.js';
-import { cleanUpProcesses, E2E_TEST_TIMEOUT_MS, makeTempDir, parseLogLines, startServe } from './support/processes.js';
+import {
+  cleanUpProcesses,
+  E2E_TEST_TIMEOUT_MS,
+  makeTempDir,
+  parseLogLines,
+  startServe,
+  waitFor,
+} from './support/processes.js';
 import { bodyOf, taskListSchema, taskSchema } from './support/wire.js';
 
 /** Old protocol versions are off by default in the client too: this lets a client offer them. */
@@ -75,7 +82,11 @@ describe('serve over HTTPS', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
     expect(ca).toContain('-----BEGIN CERTIFICATE-----');
     expect(await readFile(keyFile, 'utf8')).toContain('PRIVATE KEY-----');
     expect((await stat(keyFile)).mode & 0o077).toBe(0); // the key is readable by its owner only
-    expect(parseLogLines(server.stdout()).some((line) => line.msg === 'made a self-signed certificate')).toBe(true);
+    // Said after the listening line, which comes first.
+    await waitFor(() => server.stdout().includes('made a self-signed certificate'));
+    const log = parseLogLines(server.stdout());
+    expect(log[0]?.msg).toBe('task-service listening');
+    expect(log.find((line) => line.msg === 'made a self-signed certificate')?.['certificate']).toBe(certFile);
 
     // A client that trusts exactly that certificate completes a list.
     const token = await newAccount({ dataDir }, 'tls');

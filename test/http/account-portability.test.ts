@@ -160,6 +160,30 @@ describe.each(ENGINES)('export and import for the signed-in browser on %s', (eng
     expect((await api.listTasks()).cursor).toBe(afterImport);
   });
 
+  it("previews and imports one Todoist project's CSV, named for its project by the file's name", async () => {
+    const { browser, csrf, api } = await signedIn();
+    const csv =
+      'TYPE,CONTENT,DESCRIPTION,PRIORITY,INDENT,AUTHOR,RESPONSIBLE,DATE,DATE_LANG,TIMEZONE\r\n' +
+      'task,Buy bread @errands,,4,1,,,,en,\r\ntask,Call the bakery,,4,1,,,every blue moon,en,\r\n';
+    const preview = await browser.postFile('/account/import?format=todoist&dry_run=1&name=Groceries.csv', csv, csrf);
+    expect(preview.status, preview.text).toBe(200);
+    expect(preview.json).toMatchObject({
+      dry_run: true,
+      projects: { created: 1, updated: 0, unchanged: 0 },
+      contexts: { created: 1, updated: 0, unchanged: 0 },
+      tasks: { created: 2, updated: 0, unchanged: 0 },
+      unmapped: [
+        // Text in an answer is escaped, as everywhere.
+        'Groceries: &quot;Call the bakery&quot;: date &quot;every blue moon&quot; (not a date or recurring phrase this import understands): imported without a date',
+      ],
+    });
+    expect(await titles(api)).toEqual([]);
+    const imported = await browser.postFile('/account/import?format=todoist&name=Groceries.csv', csv, csrf);
+    expect(imported.json).toMatchObject({ dry_run: false, projects: { created: 1 }, tasks: { created: 2 } });
+    const [bread] = (await api.listTasks()).entries.filter((task) => task.title === 'Buy bread');
+    expect(bread).toMatchObject({ project: 'Groceries', context: '@errands', attribute: 'inbox' });
+  });
+
   it("imports one account's JSON export into another, with the same tasks", async () => {
     const from = await signedIn();
     await from.api.createTask({ id: 'j1', title: 'Plan the trip', priority: 2, tags: ['travel'] });

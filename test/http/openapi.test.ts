@@ -13,6 +13,7 @@ import { checkAgainstDocument } from '../support/openapi-check.js';
 import { expectJsonHeaders } from './support/api.js';
 import { InProcessBrowser } from './support/browser.js';
 import { useHarness } from './support/setup.js';
+import { nowMicros } from '../../src/domain/time.js';
 
 type Json = Record<string, unknown>;
 
@@ -173,7 +174,7 @@ describe('the OpenAPI document', () => {
     expect((await browser.post(`/account/tokens/${tokenId}/revoke`, {}, csrf)).status).toBe(204);
 
     // A connected app, allowed through the consent page.
-    const client = await new ClientAdmin(store).add({
+    const client = await new ClientAdmin(store, nowMicros).add({
       name: 'Vim & co',
       redirectUris: ['https://app.example/back'],
       public: false,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SESSION_IDLE_MICROS } from '../../src/domain/auth.js';
-import { microsFromMillis } from '../../src/domain/time.js';
+import { MICROS_PER_DAY, nowMicros, type Micros } from '../../src/domain/time.js';
 import { AccountService } from '../../src/service/accounts.js';
 import { secretKeyOf } from '../../src/service/secrets.js';
 import { SignInService } from '../../src/service/sign-in.js';
@@ -17,13 +17,16 @@ describe('sign-in service', () => {
   let store: SqliteStore;
   let signIn: SignInService;
   let accounts: AccountService;
+  /** The services' clock: a test moves it instead of waiting, or of ageing rows in the store. */
+  let now: Micros;
 
   beforeEach(async () => {
+    now = nowMicros();
     dir = await mkdtemp(path.join(tmpdir(), 'task-service-sign-in-'));
     store = openSqliteStore({ file: path.join(dir, 'tasks.sqlite') });
     await store.migrate();
-    signIn = new SignInService(store, false);
-    accounts = new AccountService(store);
+    signIn = new SignInService(store, false, () => now);
+    accounts = new AccountService(store, () => now);
     await accounts.addUser('alice', PASSWORD, 'UTC');
   });
   afterEach(async () => {
@@ -37,11 +40,20 @@ describe('sign-in service', () => {
     expect((await signIn.accountOf(result.sessionId))?.username).toBe('alice');
     const key = secretKeyOf(result.sessionId);
     expect(key.accountId).toBe(result.account.id);
-    // Make a session last seen just over 30 days ago, straight in the store.
-    await store.auth.deleteSession(key, microsFromMillis(Date.now()));
-    await store.auth.createSession(key.hash, result.account.id, microsFromMillis(Date.now()) - SESSION_IDLE_MICROS - 1);
+    now += SESSION_IDLE_MICROS - 1;
+    expect((await signIn.accountOf(result.sessionId))?.username).toBe('alice');
+    // Seen again just now: idle from here on.
+    now += SESSION_IDLE_MICROS;
     expect(await signIn.accountOf(result.sessionId)).toBeUndefined();
     expect(await store.auth.findSession(key)).toBeUndefined();
+  });
+
+  it('a token made to expire in a day is refused once the day is over', async () => {
+    const token = await accounts.createToken('alice', 'write', 'for a day', 1);
+    now += MICROS_PER_DAY - 1;
+    expect(await accounts.authenticate(token)).toMatchObject({ ok: true });
+    now += 1;
+    expect(await accounts.authenticate(token)).toMatchObject({ ok: false, denial: 'unauthenticated' });
   });
 
   it('20 failures from one address throttle every username from it', async () => {

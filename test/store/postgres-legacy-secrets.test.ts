@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsernameTakenError } from '../../src/domain/errors.js';
+import { nowMicros } from '../../src/domain/time.js';
 import { AccountService } from '../../src/service/accounts.js';
 import { hashSecret, secretKeyOf } from '../../src/service/secrets.js';
 import { SignInService } from '../../src/service/sign-in.js';
@@ -85,12 +86,12 @@ describe('secrets made before migration 7', () => {
   it('are found under their account, also when their first digits name another one', async () => {
     expect(secretKeyOf(old.cliToken).accountId).toBeNull();
     expect(secretKeyOf(old.appToken).accountId).toBe(2);
-    const accounts = new AccountService(store);
+    const accounts = new AccountService(store, nowMicros);
     for (const token of [old.cliToken, old.appToken]) {
       const answer = await accounts.authenticate(token);
       expect(answer.ok && answer.grant.account.username).toBe('alice');
     }
-    expect((await new SignInService(store, false).accountOf(old.session))?.id).toBe(alice);
+    expect((await new SignInService(store, false, nowMicros).accountOf(old.session))?.id).toBe(alice);
     expect(await store.auth.findRefreshToken(secretKeyOf(old.refresh))).toMatchObject({
       accountId: alice,
       grantId: 'g1',
@@ -99,7 +100,7 @@ describe('secrets made before migration 7', () => {
   });
 
   it('are revoked as before', async () => {
-    const accounts = new AccountService(store);
+    const accounts = new AccountService(store, nowMicros);
     const token = old.cliToken;
     await accounts.revokeToken(token);
     expect(await accounts.authenticate(token)).toEqual({ ok: false, denial: 'unauthenticated' });
@@ -115,7 +116,7 @@ describe('names and new secrets after migration 7', () => {
   });
 
   it('finds a new token by the account it names, without the directory of older secrets', async () => {
-    const accounts = new AccountService(store);
+    const accounts = new AccountService(store, nowMicros);
     const token = await accounts.createToken('alice', 'write', 'new', null);
     expect(secretKeyOf(token).accountId).toBe(alice);
     const admin = new pg.Client({ connectionString: database.url });

@@ -7,6 +7,7 @@ import { ClientAdmin } from '../../src/service/clients.js';
 import { hashSecret, secretKeyOf } from '../../src/service/secrets.js';
 import { buildServices, type Services } from '../../src/service/services.js';
 import { call, startHarness, type Harness } from '../support/harness.js';
+import { nowMicros } from '../../src/domain/time.js';
 
 /*
  * The other half of "ready to distribute by account" (postgres-shardable.test.ts holds the schema's
@@ -113,7 +114,7 @@ async function workload(): Promise<void> {
   expect(await access.revokeToken(ann, made.summary.id)).toBe(true);
   expect(await signIn.signIn('ann', 'wrong', '10.0.0.1')).toEqual({ ok: false });
 
-  const client = await new ClientAdmin(harness.store).add({
+  const client = await new ClientAdmin(harness.store, nowMicros).add({
     name: 'app',
     redirectUris: ['https://example.com/cb'],
     public: false,
@@ -150,7 +151,7 @@ async function workload(): Promise<void> {
   await accounts.revokeToken(token);
 
   // Administration.
-  const admin = new AccountAdmin(harness.store);
+  const admin = new AccountAdmin(harness.store, nowMicros);
   const second = await accounts.createToken('bob', 'read', 'cli', null);
   await admin.revokeTokenById(tokenIdOf(hashSecret(second)));
   expect((await admin.listUsers()).map((user) => user.username)).toEqual(['ann', 'bob']);
@@ -158,7 +159,7 @@ async function workload(): Promise<void> {
   await signIn.forgetOld();
   await harness.store.purge(later);
   await harness.store.forgetKept(later);
-  await new ClientAdmin(harness.store).remove(client.id);
+  await new ClientAdmin(harness.store, nowMicros).remove(client.id);
   await accounts.disableUser('bob');
 }
 

@@ -14,6 +14,8 @@ export function todoistBackup(): Buffer {
     'task,Dentist,,3,1,Ann (1),,2026-12-03 09:30,en,Europe/Berlin',
     'task,Someday,,4,1,Ann (1),,next spring,en,Europe/Berlin',
     'task,Jeden Tag,,4,1,Ann (1),,jeden Tag,de,Europe/Berlin',
+    'task,Post the letter @errands,,4,1,Ann (1),,tomorrow at 9am,en,Europe/Berlin',
+    'task,Mow the lawn,,4,1,Ann (1),,,en,Europe/Berlin',
     'meta,view_style=list,,,,,,,,',
   ].join('\r\n');
   const inbox = [TODOIST_HEADER, 'task,Buy milk,,4,1,Ann (1),,,en,Europe/Berlin'].join('\n');

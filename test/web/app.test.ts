@@ -108,6 +108,40 @@ describe('the web app in Chromium against a real serve', { timeout: E2E_TEST_TIM
     await context.close();
   });
 
+  it('Repeat weekly on an Inbox task without a date starts it today, all day, in Scheduled; the empty Inbox says what to do', async () => {
+    const token = await newUser(fixture);
+    await postTask(fixture, token, { title: 'Water the plants' });
+    const { page, context, problems } = await openApp(fixture, token);
+    await page.getByRole('button', { name: 'Water the plants' }).click();
+    const details = page.getByRole('region', { name: 'Task details' });
+    await details.getByLabel('Repeat').selectOption('weekly');
+    // The account is in UTC: today is the UTC calendar day.
+    const today = new Date().toISOString().slice(0, 10);
+    await eventually(async () => {
+      const [stored] = await getTasks(fixture, token);
+      expect(stored).toMatchObject({
+        repeater: 'FREQ=WEEKLY',
+        attribute: 'plan',
+        all_day: true,
+        start_at: `${today} 00:00:00 +0000`,
+      });
+    });
+    const inbox = page.getByRole('list', { name: 'Inbox' });
+    await inbox.getByRole('checkbox', { name: 'Complete Water the plants' }).waitFor({ state: 'detached' });
+    await page.getByText('Your inbox is empty. Type a task in the field above and press Enter').waitFor();
+    await page.getByRole('link', { name: /^Scheduled/ }).click();
+    const row = page
+      .getByRole('list', { name: 'Scheduled' })
+      .getByRole('listitem')
+      .filter({ has: page.getByRole('checkbox', { name: 'Complete Water the plants' }) });
+    // A date, no time of day.
+    await eventually(async () => expect(await row.textContent()).not.toMatch(/\d\d:\d\d/));
+    await page.getByRole('link', { name: /^Waiting/ }).click();
+    await page.getByText('Nothing you are waiting for. Add one with ~waiting').waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('saves details with if_rev and reloads the task on a conflict (E009)', async () => {
     const token = await newUser(fixture);
     const task = await postTask(fixture, token, { title: 'Plan trip' });

@@ -134,4 +134,27 @@ describe("Settings' export and import in Chromium", { timeout: E2E_TEST_TIMEOUT_
     expect(problems).toEqual([]);
     await context.close();
   });
+
+  it("previews one Todoist project's CSV, the format and the project taken from its name", async () => {
+    const { page, context, problems, token } = await inSettings();
+    const importing = page.getByRole('region', { name: 'Import' });
+    const csv =
+      'TYPE,CONTENT,DESCRIPTION,PRIORITY,INDENT,AUTHOR,RESPONSIBLE,DATE,DATE_LANG,TIMEZONE\r\n' +
+      'task,Buy bread @errands,,4,1,,,tomorrow,en,\r\n';
+    await importing
+      .getByLabel('File')
+      .setInputFiles({ name: 'Groceries.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    expect(await importing.getByRole('combobox', { name: 'Format' }).inputValue()).toBe('todoist');
+    await importing.getByRole('button', { name: 'Preview' }).click();
+    const preview = importing.getByLabel('Import preview');
+    const projectsRow = preview.getByRole('row', { name: /^Projects/ });
+    await projectsRow.waitFor();
+    expect(await projectsRow.getByRole('cell').allTextContents()).toEqual(['1', '0', '0']);
+    expect(await preview.getByRole('list', { name: 'Records that would change' }).textContent()).toContain(
+      'Project: Groceries',
+    );
+    expect(await getTasks(fixture, token)).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
 });

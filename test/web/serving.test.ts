@@ -52,6 +52,20 @@ describe('the web app as the server serves it', { timeout: E2E_TEST_TIMEOUT_MS }
     expect(worker.headers['cache-control']).toBe('no-cache');
   });
 
+  it('serves an icon at /favicon.ico, which every page asks for, and the pages name it', async () => {
+    const icon = await fetch(`${server.origin}/favicon.ico`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/x-icon');
+    expect(icon.headers.get('cache-control')).toBe('public, max-age=86400');
+    const bytes = Buffer.from(await icon.arrayBuffer());
+    // An icon directory (reserved 0, type 1, one image) holding a PNG.
+    expect([...bytes.subarray(0, 6)]).toEqual([0, 0, 1, 0, 1, 0]);
+    expect(bytes.subarray(22, 26).toString('latin1')).toBe('\x89PNG');
+    for (const path of ['/', '/login']) {
+      expect((await request(server.origin, { path })).text).toContain('<link rel="icon" href="/favicon.ico"');
+    }
+  });
+
   it('still answers E002 for every path it does not serve', async () => {
     for (const path of [
       '/index.html',

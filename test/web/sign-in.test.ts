@@ -275,8 +275,9 @@ describe('signing in to the web app, its settings, and signing out', { timeout: 
     expect(await page.evaluate(databases)).toMatchObject({ databases: ['task-service'] });
 
     await page.getByRole('link', { name: 'Sign out' }).click();
-    await page.waitForURL(`${fixture.server.origin}/login`);
+    await page.waitForURL(`${fixture.server.origin}/login?signed_out=1`);
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'You are signed out.' }).waitFor();
     expect(await page.evaluate(databases)).toEqual({ databases: [], token: null });
     expect(await statusOf(token)).toBe(401);
     // Opening the app again asks to sign in.

@@ -1,6 +1,7 @@
 import { readFile, mkdir, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import path from 'node:path';
+import { nowMicros } from '../../src/domain/time.js';
 import { AccountService } from '../../src/service/accounts.js';
 import { openStore } from '../../src/store/open.js';
 import { OtherLoad } from './cpu.js';
@@ -78,7 +79,7 @@ async function makeStore(dataDir: string): Promise<{ sync: Credential; query: Cr
   const store = await openStore({ engine: 'sqlite', dataDir });
   try {
     await store.migrate();
-    const accounts = new AccountService(store);
+    const accounts = new AccountService(store, nowMicros);
     const fill = async (username: string, index: number, tasks: number): Promise<Credential> => {
       const account = await accounts.addUser(username, null, 'Europe/Berlin');
       const dataset = new AccountDataset(index);

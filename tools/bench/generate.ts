@@ -3,6 +3,7 @@ import type { Store } from '../../src/store/store.js';
 import { AccountDataset } from './dataset.js';
 import { GENERATOR_FORMAT, ROLES, type Credential, type Manifest, type Role, type StoreShape } from './manifest.js';
 import { progress } from './progress.js';
+import { nowMicros } from '../../src/domain/time.js';
 
 /** Puts per `Store.write`: one transaction per this many tasks keeps commits rare and memory small. */
 const TASKS_PER_TRANSACTION = 5000;
@@ -31,7 +32,7 @@ export function accountIndexOf(role: Role): number {
  */
 export async function generate(store: Store, shape: StoreShape, options: GenerateOptions): Promise<Manifest> {
   const started = Date.now();
-  const accounts = new AccountService(store);
+  const accounts = new AccountService(store, nowMicros);
   const ids: number[] = [];
   for (let index = 0; index < shape.accounts; index += 1) {
     const zone = ZONES[index % ZONES.length] ?? 'UTC';
@@ -109,7 +110,7 @@ export async function generate(store: Store, shape: StoreShape, options: Generat
 
 /** A new token of every generated account, in account order: for loads spread over all of them. */
 export async function tokensOfEveryAccount(store: Store, shape: StoreShape): Promise<string[]> {
-  const accounts = new AccountService(store);
+  const accounts = new AccountService(store, nowMicros);
   const tokens: string[] = [];
   for (let index = 0; index < shape.accounts; index += 1) {
     tokens.push(await accounts.createToken(username(index), 'write', 'bench', null));

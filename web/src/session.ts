@@ -104,7 +104,8 @@ export async function signOut(): Promise<void> {
   settings.value = null;
   waiting.value = 0;
   if (ended) {
-    location.assign('/login');
+    // The sign-in page says so: "You are signed out."
+    location.assign('/login?signed_out=1');
     return;
   }
   // Offline: the browser forgot everything all the same; the session ends after 30 idle days.

@@ -53,6 +53,34 @@ export function hashOf(route: Route): string {
   }
 }
 
+/** What an empty view says: why nothing is there, and how something gets there. */
+const EMPTY_BOX_VIEWS: Readonly<Record<BoxView, string>> = {
+  inbox: 'Your inbox is empty. Type a task in the field above and press Enter: it waits here until you sort it.',
+  next: 'No next actions. Add one with ~next in the field above, or move a task here with Box in its details.',
+  scheduled:
+    'Nothing scheduled. Give a task a start date: ^tomorrow (or ^mon, ^2030-01-31) in the field above, or Start in its details.',
+  someday:
+    'Nothing for someday. Add one with ^someday in the field above, or move a task here with Box in its details.',
+  waiting:
+    'Nothing you are waiting for. Add one with ~waiting in the field above, or move a task here with Box in its details.',
+  completed: 'No completed tasks yet. Tick the box in front of a task to complete it.',
+  trash: "The trash is empty. Move to trash, in a task's details, puts a task here.",
+};
+
+export function emptyViewText(route: Route, search: string): string {
+  if (search.trim() !== '') return 'No task matches the search.';
+  switch (route.kind) {
+    case 'box':
+      return EMPTY_BOX_VIEWS[route.view];
+    case 'project':
+      return 'No open tasks in this project. A task added in the field above goes into it.';
+    case 'context':
+      return 'No open tasks in this context. A task added in the field above gets it.';
+    case 'settings':
+      return '';
+  }
+}
+
 export type Row = { readonly type: 'group'; readonly label: string } | { readonly type: 'task'; readonly task: Task };
 
 export function isOpen(task: Task): boolean {

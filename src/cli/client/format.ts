@@ -1,5 +1,6 @@
 /** What the terminal client prints for people. */
-import { calendarDateIn, type Task } from '../../client/index.js';
+import { calendarDateIn } from '../../client/index.js';
+import type { KeptTask } from './local-copy.js';
 
 // Matching control characters is the point of this pattern.
 // eslint-disable-next-line no-control-regex
@@ -16,7 +17,7 @@ export function plain(text: string): string {
 const PRIORITY_MARKS = ['', '!1', '!2', '!3'];
 
 /** One line per task: id, title, then what is set, in the quick-add notation. */
-export function taskLine(task: Task, zone: string): string {
+export function taskLine(task: KeptTask, zone: string): string {
   const details: string[] = [];
   if (task.project !== null) details.push(`#${task.project}`);
   // Quick add keeps a context's `@`; one named by another client gets it here.

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WireError } from '../wire/errors.js';
 import {
   ACCOUNT_ERROR_STATUS,
@@ -56,18 +56,20 @@ export function registerAccountRoutes(scope: FastifyInstance, deps: WebAuthDeps)
     return sendAccountJson(reply, 500, renderAccountError('server_error', 'the server could not answer; try again'));
   });
 
-  scope.get('/account/session', async (request, reply) => {
+  async function session(request: FastifyRequest, reply: FastifyReply) {
     const account = await requireAccount(signIn, request);
     return sendAccountJson(reply, 200, renderSessionAnswer(account, reply.generateCsrf()));
-  });
+  }
+  scope.get('/account/session', session);
 
-  scope.post('/account/app-token', guarded, async (request, reply) => {
+  async function appToken(request: FastifyRequest, reply: FastifyReply) {
     const made = await signIn.appTokenFor(sessionIdOf(request));
     if (made === undefined) throw new AccountError('signed_out', SIGNED_OUT);
     return sendAccountJson(reply, 200, renderAppToken(made.token, made.expiresInSeconds));
-  });
+  }
+  scope.post('/account/app-token', guarded, appToken);
 
-  scope.post('/account/password', guarded, async (request, reply) => {
+  async function changePassword(request: FastifyRequest, reply: FastifyReply) {
     const account = await requireAccount(signIn, request);
     const form = fieldsOf(request.body);
     const result = await signIn.changePassword(
@@ -79,14 +81,16 @@ export function registerAccountRoutes(scope: FastifyInstance, deps: WebAuthDeps)
     if (!result.ok) throw new AccountError('invalid', result.message);
     setSessionCookie(reply, result.sessionId);
     return sendAccountJson(reply, 200, renderAppToken(result.appToken.token, result.appToken.expiresInSeconds));
-  });
+  }
+  scope.post('/account/password', guarded, changePassword);
 
-  scope.get('/account/tokens', async (request, reply) => {
+  async function listTokens(request: FastifyRequest, reply: FastifyReply) {
     const account = await requireAccount(signIn, request);
     return sendAccountJson(reply, 200, renderTokenList(await access.personalTokens(account), account));
-  });
+  }
+  scope.get('/account/tokens', listTokens);
 
-  scope.post('/account/tokens', guarded, async (request, reply) => {
+  async function makeToken(request: FastifyRequest, reply: FastifyReply) {
     const account = await requireAccount(signIn, request);
     const form = fieldsOf(request.body);
     const tokenScope = form['scope'] ?? 'write';
@@ -99,26 +103,30 @@ export function registerAccountRoutes(scope: FastifyInstance, deps: WebAuthDeps)
     });
     if (!made.ok) throw new AccountError('invalid', made.message);
     return sendAccountJson(reply, 201, renderMadeToken(made.token, made.summary, account));
-  });
+  }
+  scope.post('/account/tokens', guarded, makeToken);
 
-  scope.post<{ Params: { id: string } }>('/account/tokens/:id/revoke', guarded, async (request, reply) => {
+  async function revokeToken(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) {
     const account = await requireAccount(signIn, request);
     if (!(await access.revokeToken(account, request.params.id))) {
       throw new AccountError('not_found', 'no such token');
     }
     return reply.code(204).headers({ 'cache-control': 'no-store' }).send();
-  });
+  }
+  scope.post<{ Params: { id: string } }>('/account/tokens/:id/revoke', guarded, revokeToken);
 
-  scope.get('/account/apps', async (request, reply) => {
+  async function listApps(request: FastifyRequest, reply: FastifyReply) {
     const account = await requireAccount(signIn, request);
     return sendAccountJson(reply, 200, renderConnectedApps(await access.connectedApps(account), account));
-  });
+  }
+  scope.get('/account/apps', listApps);
 
-  scope.post<{ Params: { id: string } }>('/account/apps/:id/revoke', guarded, async (request, reply) => {
+  async function revokeApp(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) {
     const account = await requireAccount(signIn, request);
     if (!(await access.revokeApp(account, request.params.id))) throw new AccountError('not_found', 'no such app');
     return reply.code(204).headers({ 'cache-control': 'no-store' }).send();
-  });
+  }
+  scope.post<{ Params: { id: string } }>('/account/apps/:id/revoke', guarded, revokeApp);
 
   registerPortabilityRoutes(scope, deps);
 }

@@ -33,13 +33,16 @@ export function comesFromThisSite(request: FastifyRequest): boolean {
   const origin = request.headers.origin;
   if (origin === undefined) return true;
   try {
-    return new URL(origin).host === (request.headers.host ?? '');
+    return new URL(origin).host === request.host;
   } catch {
     return false;
   }
 }
 
-/** `scheme://host` of this server as the request reached it, for the metadata's URLs. */
+/**
+ * `scheme://host` of this server as the request reached it, for the metadata's URLs: behind a
+ * proxy named by `--trust-proxy`, as the proxy says the client reached it.
+ */
 export function originOf(request: FastifyRequest): string {
-  return `${request.protocol}://${request.headers.host ?? request.hostname}`;
+  return `${request.protocol}://${request.host}`;
 }

@@ -11,6 +11,7 @@ export function page(title: string, body: SafeHtml): string {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="referrer" content="same-origin" />
+        <link rel="icon" href="/favicon.ico" />
         <title>${title} · Task Service</title>
         <style>
           body {
@@ -84,6 +85,13 @@ export function page(title: string, body: SafeHtml): string {
           a {
             color: #1f6feb;
           }
+          [role='status'] {
+            color: #1a5d2b;
+            background: #e6f4ea;
+            border: 1px solid #a8d5b5;
+            border-radius: 6px;
+            padding: 0.4rem 0.75rem;
+          }
           [role='alert'] {
             color: #b42318;
             background: #fde8e7;
@@ -107,6 +115,8 @@ export interface LoginView {
   readonly csrf: string;
   readonly next: string;
   readonly message?: string | undefined;
+  /** Something that went right to say above the form (`You are signed out.`). */
+  readonly note?: string | undefined;
   readonly username?: string | undefined;
   readonly signupOpen: boolean;
 }
@@ -114,7 +124,8 @@ export interface LoginView {
 export function loginPage(view: LoginView): string {
   return page(
     'Sign in',
-    html`${view.message === undefined ? undefined : html`<p role="alert">${view.message}</p>`}
+    html`${view.note === undefined ? undefined : html`<p role="status">${view.note}</p>`}
+      ${view.message === undefined ? undefined : html`<p role="alert">${view.message}</p>`}
       <form method="post" action="/login">
         <input type="hidden" name="_csrf" value="${view.csrf}" />
         <input type="hidden" name="next" value="${view.next}" />

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   EXPORT_FORMATS,
   IMPORT_FORMATS,
@@ -28,6 +28,13 @@ function oneOf<T extends string>(value: string | undefined, allowed: readonly T[
   return found;
 }
 
+/** A file name as the form sends it: its last part only, at most 255 characters. */
+function fileNameOf(text: string | undefined): string | undefined {
+  if (text === undefined || text === '') return undefined;
+  if (text.length > 255) throw new AccountError('invalid', 'name must be at most 255 characters');
+  return text.split(/[\\/]/).pop();
+}
+
 /** `dry_run`: `1` or `true` for a preview; missing, `0` or `false` to import. */
 function dryRunOf(text: string | undefined): boolean {
   if (text === '1' || text === 'true') return true;
@@ -35,7 +42,12 @@ function dryRunOf(text: string | undefined): boolean {
   throw new AccountError('invalid', 'dry_run must be 1 or 0');
 }
 
-async function readUpload(format: ImportFormat, body: unknown, zone: string): Promise<PortableAccount> {
+async function readUpload(
+  format: ImportFormat,
+  body: unknown,
+  zone: string,
+  name: string | undefined,
+): Promise<PortableAccount> {
   if (!Buffer.isBuffer(body) || body.length === 0) {
     throw new AccountError(
       'invalid',
@@ -43,7 +55,7 @@ async function readUpload(format: ImportFormat, body: unknown, zone: string): Pr
     );
   }
   try {
-    return await readPortableFile(format, body, zone);
+    return await readPortableFile(format, body, zone, { ...(name === undefined ? {} : { name }), now: nowMicros() });
   } catch (error) {
     if (error instanceof FormatError)
       throw new AccountError('invalid', `the file cannot be imported: ${error.message}`);
@@ -59,7 +71,7 @@ async function readUpload(format: ImportFormat, body: unknown, zone: string): Pr
 export function registerPortabilityRoutes(scope: FastifyInstance, deps: WebAuthDeps): void {
   const { signIn, portability } = deps;
 
-  scope.get('/account/export', async (request, reply) => {
+  async function exportAccount(request: FastifyRequest, reply: FastifyReply) {
     const signedIn = await requireAccount(signIn, request);
     const format: ExportFormat = oneOf(fieldsOf(request.query)['format'] ?? 'json', EXPORT_FORMATS, 'format');
     const { account, data } = await portability.exportAccount(signedIn.username);
@@ -74,27 +86,26 @@ export function registerPortabilityRoutes(scope: FastifyInstance, deps: WebAuthD
       })
       .type(EXPORT_MEDIA_TYPES[format])
       .send(file);
-  });
+  }
+  scope.get('/account/export', exportAccount);
 
-  scope.post(
-    '/account/import',
-    { preHandler: guardForm(scope), bodyLimit: IMPORT_BODY_LIMIT_BYTES },
-    async (request, reply) => {
-      const account = await requireAccount(signIn, request);
-      const query = fieldsOf(request.query);
-      const format = oneOf(query['format'], IMPORT_FORMATS, 'format');
-      const dryRun = dryRunOf(query['dry_run']);
-      // Dates without a zone (all-day ones, floating times) are the account's local ones.
-      const data = await readUpload(format, request.body, account.timezone);
-      let report: ImportReport;
-      try {
-        report = await portability.importAccount(account.username, data, { dryRun });
-      } catch (error) {
-        // A refused record: which one of the file, which field and why, said for the person.
-        if (error instanceof AdminError) throw new AccountError('invalid', error.message);
-        throw error;
-      }
-      return sendAccountJson(reply, 200, renderImportReport(report));
-    },
-  );
+  async function importFile(request: FastifyRequest, reply: FastifyReply) {
+    const account = await requireAccount(signIn, request);
+    const query = fieldsOf(request.query);
+    const format = oneOf(query['format'], IMPORT_FORMATS, 'format');
+    const dryRun = dryRunOf(query['dry_run']);
+    // Dates without a zone (all-day ones, floating times) are the account's local ones.
+    // The file's name, when the browser gave it: a Todoist project's CSV is named for its project.
+    const data = await readUpload(format, request.body, account.timezone, fileNameOf(query['name']));
+    let report: ImportReport;
+    try {
+      report = await portability.importAccount(account.username, data, { dryRun });
+    } catch (error) {
+      // A refused record: which one of the file, which field and why, said for the person.
+      if (error instanceof AdminError) throw new AccountError('invalid', error.message);
+      throw error;
+    }
+    return sendAccountJson(reply, 200, renderImportReport(report));
+  }
+  scope.post('/account/import', { preHandler: guardForm(scope), bodyLimit: IMPORT_BODY_LIMIT_BYTES }, importFile);
 }

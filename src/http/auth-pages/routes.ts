@@ -1,8 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fieldsOf, localPath } from './form.js';
 import { loginPage, signedInPage, signupPage } from './pages.js';
 import { clearSessionCookie, sessionIdOf, setSessionCookie, signedInAccount } from './session-cookie.js';
 import { guardForm, sendPage, type WebAuthDeps } from './page-reply.js';
+
+/** The query field by which the sign-in page says that its visitor has just signed out. */
+const SIGNED_OUT = 'signed_out';
 
 /** The same message for an unknown name, a wrong password and a throttled try (ACCOUNTS.md 2). */
 const WRONG = 'wrong username or password';
@@ -12,7 +15,7 @@ export function registerSignInRoutes(scope: FastifyInstance, deps: WebAuthDeps):
   const { signIn } = deps;
   // Without the web app there is nowhere else to go: the sign-in page then says who is signed in.
   const home = deps.webAppServed ? '/' : '/login';
-  scope.get('/login', async (request, reply) => {
+  async function loginPageAnswer(request: FastifyRequest, reply: FastifyReply) {
     const query = fieldsOf(request.query);
     const account = await signedInAccount(signIn, request);
     const csrf = reply.generateCsrf();
@@ -26,11 +29,17 @@ export function registerSignInRoutes(scope: FastifyInstance, deps: WebAuthDeps):
     return sendPage(
       reply,
       200,
-      loginPage({ csrf, next: localPath(query['next'], home), signupOpen: signIn.signupOpen }),
+      loginPage({
+        csrf,
+        next: localPath(query['next'], home),
+        signupOpen: signIn.signupOpen,
+        ...(query[SIGNED_OUT] === undefined ? {} : { note: 'You are signed out.' }),
+      }),
     );
-  });
+  }
+  scope.get('/login', loginPageAnswer);
 
-  scope.post('/login', { preHandler: guardForm(scope) }, async (request, reply) => {
+  async function logIn(request: FastifyRequest, reply: FastifyReply) {
     const form = fieldsOf(request.body);
     const next = localPath(form['next'], home);
     const username = form['username'] ?? '';
@@ -41,22 +50,25 @@ export function registerSignInRoutes(scope: FastifyInstance, deps: WebAuthDeps):
     }
     setSessionCookie(reply, result.sessionId);
     return reply.redirect(next, 303);
-  });
+  }
+  scope.post('/login', { preHandler: guardForm(scope) }, logIn);
 
-  scope.post('/logout', { preHandler: guardForm(scope) }, async (request, reply) => {
+  async function logOut(request: FastifyRequest, reply: FastifyReply) {
     await signIn.signOut(sessionIdOf(request));
     clearSessionCookie(reply);
-    return reply.redirect('/login', 303);
-  });
+    return reply.redirect(`/login?${SIGNED_OUT}=1`, 303);
+  }
+  scope.post('/logout', { preHandler: guardForm(scope) }, logOut);
 
   if (!signIn.signupOpen) return;
 
-  scope.get('/signup', async (request, reply) => {
+  async function signupPageAnswer(request: FastifyRequest, reply: FastifyReply) {
     const next = localPath(fieldsOf(request.query)['next'], home);
     return sendPage(reply, 200, signupPage({ csrf: reply.generateCsrf(), next }));
-  });
+  }
+  scope.get('/signup', signupPageAnswer);
 
-  scope.post('/signup', { preHandler: guardForm(scope) }, async (request, reply) => {
+  async function signUp(request: FastifyRequest, reply: FastifyReply) {
     const form = fieldsOf(request.body);
     const next = localPath(form['next'], home);
     const result = await signIn.signUp(form['username'] ?? '', form['password'] ?? '', 'UTC', request.ip);
@@ -64,5 +76,6 @@ export function registerSignInRoutes(scope: FastifyInstance, deps: WebAuthDeps):
       return sendPage(reply, 400, signupPage({ csrf: reply.generateCsrf(), next, message: result.message }));
     setSessionCookie(reply, result.sessionId);
     return reply.redirect(next, 303);
-  });
+  }
+  scope.post('/signup', { preHandler: guardForm(scope) }, signUp);
 }

@@ -31,7 +31,7 @@ function toSignIn(request: FastifyRequest, reply: FastifyReply, params: Authoriz
  * answers at once when this client already holds as much); `POST` is the consent form's answer.
  */
 export function registerAuthorizeRoutes(scope: FastifyInstance, deps: WebAuthDeps): void {
-  const answer = async (request: FastifyRequest, reply: FastifyReply, fields: Fields, decision: string | undefined) => {
+  async function answer(request: FastifyRequest, reply: FastifyReply, fields: Fields, decision: string | undefined) {
     const params = paramsOf(fields);
     const check = await deps.oauth.checkAuthorize(params);
     if (check.kind === 'error_page') {
@@ -54,11 +54,15 @@ export function registerAuthorizeRoutes(scope: FastifyInstance, deps: WebAuthDep
       params: { ...params },
     };
     return sendPage(reply, 200, consentPage(view));
-  };
+  }
 
-  scope.get('/oauth/authorize', async (request, reply) => answer(request, reply, fieldsOf(request.query), undefined));
-  scope.post('/oauth/authorize', { preHandler: guardForm(scope) }, async (request, reply) => {
+  async function authorizeAsked(request: FastifyRequest, reply: FastifyReply) {
+    return answer(request, reply, fieldsOf(request.query), undefined);
+  }
+  scope.get('/oauth/authorize', authorizeAsked);
+  async function authorizeDecided(request: FastifyRequest, reply: FastifyReply) {
     const form = fieldsOf(request.body);
     return answer(request, reply, form, form['decision'] === 'allow' ? 'allow' : 'deny');
-  });
+  }
+  scope.post('/oauth/authorize', { preHandler: guardForm(scope) }, authorizeDecided);
 }

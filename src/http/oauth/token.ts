@@ -66,20 +66,21 @@ export function registerTokenRoutes(scope: FastifyInstance, deps: WebAuthDeps): 
     return sendOAuthJson(reply, 500, renderOAuthError('server_error', 'try again later'));
   });
 
-  const token = async (request: FastifyRequest, reply: FastifyReply) => {
+  async function exchange(request: FastifyRequest, reply: FastifyReply) {
     const answer: OAuthTokenBody = await deps.oauth.exchange(tokenRequestOf(request));
     return sendOAuthJson(reply, 200, JSON.stringify(answer));
-  };
-  scope.post('/oauth/access_token', token);
-  scope.post('/oauth/token', token);
+  }
+  scope.post('/oauth/access_token', exchange);
+  scope.post('/oauth/token', exchange);
 
-  scope.post('/oauth/revoke', async (request, reply) => {
+  async function revoke(request: FastifyRequest, reply: FastifyReply) {
     await deps.oauth.revoke(tokenRequestOf(request));
     // RFC 7009 section 2.2: the answer is the status alone.
     return reply.code(200).headers({ 'cache-control': 'no-store', pragma: 'no-cache' }).send();
-  });
+  }
+  scope.post('/oauth/revoke', revoke);
 
-  scope.get('/.well-known/oauth-authorization-server', async (request, reply) => {
+  async function metadata(request: FastifyRequest, reply: FastifyReply) {
     const base = originOf(request);
     const metadata: OAuthMetadataBody = {
       issuer: base,
@@ -94,10 +95,18 @@ export function registerTokenRoutes(scope: FastifyInstance, deps: WebAuthDeps): 
       scopes_supported: ['read', 'write'],
     };
     return sendOAuthJson(reply, 200, JSON.stringify(metadata));
-  });
+  }
+  scope.get('/.well-known/oauth-authorization-server', metadata);
 
-  scope.get('/oauth/auth_result.html', async (_request, reply) => sendPage(reply, 200, authResultPage()));
-  scope.get('/oauth/auth_result.js', async (_request, reply) =>
-    reply.headers({ 'cache-control': 'no-cache' }).type('text/javascript; charset=utf-8').send(AUTH_RESULT_SCRIPT),
-  );
+  async function authResultHtml(_request: FastifyRequest, reply: FastifyReply) {
+    return sendPage(reply, 200, authResultPage());
+  }
+  async function authResultScript(_request: FastifyRequest, reply: FastifyReply) {
+    return reply
+      .headers({ 'cache-control': 'no-cache' })
+      .type('text/javascript; charset=utf-8')
+      .send(AUTH_RESULT_SCRIPT);
+  }
+  scope.get('/oauth/auth_result.html', authResultHtml);
+  scope.get('/oauth/auth_result.js', authResultScript);
 }

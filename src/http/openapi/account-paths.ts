@@ -207,8 +207,15 @@ export const ACCOUNT_PATHS: Record<string, JsonSchema> = {
             'format',
             true,
             ['json', 'ics', 'todoist'],
-            "The file's format: our JSON export, iCalendar VTODOs, or Todoist's backup zip.",
+            "The file's format: our JSON export, iCalendar VTODOs, or Todoist's backup zip or one project's CSV export.",
           ),
+          {
+            name: 'name',
+            in: 'query',
+            required: false,
+            description: "The file's name (its last part): a Todoist project's CSV export is named for the project.",
+            schema: { type: 'string', maxLength: 255 },
+          },
           queryParameter(
             'dry_run',
             false,

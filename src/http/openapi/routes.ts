@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendJson } from '../send.js';
 import { openApiDocument } from './document.js';
 import { renderDocsPage } from './docs-page.js';
@@ -11,16 +11,18 @@ const DOCS_POLICY =
 export function registerOpenApiRoutes(app: FastifyInstance): void {
   let json: string | undefined;
   let page: string | undefined;
-  app.get('/openapi.json', async (_request, reply) => {
+  async function openApiJson(_request: FastifyRequest, reply: FastifyReply) {
     json ??= JSON.stringify(openApiDocument());
     return sendJson(reply, json);
-  });
-  app.get('/docs', async (_request, reply) => {
+  }
+  app.get('/openapi.json', openApiJson);
+  async function docsPage(_request: FastifyRequest, reply: FastifyReply) {
     page ??= renderDocsPage(openApiDocument());
     return reply
       .code(200)
       .header('content-type', 'text/html; charset=utf-8')
       .header('content-security-policy', DOCS_POLICY)
       .send(page);
-  });
+  }
+  app.get('/docs', docsPage);
 }

@@ -52,7 +52,7 @@ export function registerRecordRoutes<K extends SyncKind>(
   const listings = deps.services.listing;
   const base = `/v1/${resource.path}`;
 
-  const list = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+  async function list(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const grant = await authenticate(deps.gate, request);
     const { account } = grant;
     const zone = account.timezone;
@@ -74,10 +74,10 @@ export function registerRecordRoutes<K extends SyncKind>(
     const body = await listBody(listing, render, { streams: deps.streams, accountId: account.id });
     if (typeof body !== 'string') return sendJson(reply, body);
     return sendKept(request, reply, deps.answers.set(key, listing.head, body));
-  };
+  }
 
-  app.get(base, list);
-  app.get(`${base}/*`, async (request, reply) => {
+  /** `GET /v1/<resource>/<id>`; with no id, the list. */
+  async function getOne(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const id = idOf(request, `${base}/`);
     if (id === '') return list(request, reply);
     const { account } = await authenticate(deps.gate, request);
@@ -86,9 +86,9 @@ export function registerRecordRoutes<K extends SyncKind>(
     if (!TASK_LIMITS.idPattern.test(id)) throw WireError.notFound(resource.kind, id);
     const record = await listings.get(account.id, resource.kind, id);
     return sendJson(reply, resource.render(record, account.timezone));
-  });
+  }
 
-  app.post(base, async (request, reply) => {
+  async function upsert(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const { account } = await authenticate(deps.gate, request);
     readQuery(request, []);
     const { inputs, asArray } = resource.readBody(readJsonBody(request), account.timezone);
@@ -98,5 +98,9 @@ export function registerRecordRoutes<K extends SyncKind>(
     // (a replay shows the first answer's zone even if the account's zone changed since).
     const rendered = outcome.records.map((record) => resource.render(record, outcome.zone));
     return sendJson(reply, writeAnswer(rendered, outcome.many));
-  });
+  }
+
+  app.get(base, list);
+  app.get(`${base}/*`, getOne);
+  app.post(base, upsert);
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SettingsService } from '../../service/settings.js';
 import { authenticate, type Gate } from '../auth.js';
 import { readQuery } from '../query.js';
@@ -12,16 +12,20 @@ export function registerSettingsRoutes(
   app: FastifyInstance,
   deps: { readonly gate: Gate; readonly settings: SettingsService },
 ): void {
-  app.get('/v1/settings', async (request, reply) => {
+  async function getSettings(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const { account } = await authenticate(deps.gate, request);
     readQuery(request, []);
     // The account came with the token, read in the same lookup: no second read.
     return sendJson(reply, renderSettings(account, nowMicros()));
-  });
-  app.post('/v1/settings', async (request, reply) => {
+  }
+
+  async function updateSettings(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const { account } = await authenticate(deps.gate, request);
     readQuery(request, []);
     const updated = await deps.settings.update(account.id, readSettings(readJsonBody(request)));
     return sendJson(reply, renderSettings(updated, nowMicros()));
-  });
+  }
+
+  app.get('/v1/settings', getSettings);
+  app.post('/v1/settings', updateSettings);
 }

@@ -1,17 +1,6 @@
 import Database from 'better-sqlite3';
 import { rename, rm, stat } from 'node:fs/promises';
-
-/** How far a backup has come, in database pages. */
-export interface BackupProgress {
-  readonly totalPages: number;
-  readonly copiedPages: number;
-}
-
-export interface BackupSummary {
-  readonly bytes: number;
-  /** How many times a write to the live store made SQLite start the copy over. */
-  readonly restarts: number;
-}
+import type { BackupProgress, BackupSummary } from '../backups.js';
 
 /** Steps per pass: enough for a smooth progress bar, few enough to cost nothing. */
 const STEPS_PER_PASS = 100;

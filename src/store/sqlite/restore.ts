@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { copyFileSync, existsSync, renameSync, rmSync } from 'node:fs';
 import type { Micros } from '../../domain/time.js';
+import { UnrestorableError } from '../backups.js';
 import type { SqliteDatabase } from './connection.js';
 import { applyMigrations, MIGRATIONS } from './migrations.js';
 
@@ -29,11 +30,6 @@ export function sqliteFileInUse(file: string): boolean {
   } finally {
     probe.close();
   }
-}
-
-/** Why a file cannot be restored: not a task-service store, damaged, or from a newer release. */
-export class UnrestorableError extends Error {
-  override name = 'UnrestorableError';
 }
 
 export interface RestoredCopy {

@@ -114,9 +114,14 @@ function spawnNode(
   return child;
 }
 
-function spawnCli(args: readonly string[], cwd: string, env: Readonly<Record<string, string>>): ChildProcess {
-  requireBuiltCli();
-  return spawnNode([CLI_SCRIPT, ...args], cwd, env);
+function spawnCli(
+  args: readonly string[],
+  cwd: string,
+  env: Readonly<Record<string, string>>,
+  script?: string,
+): ChildProcess {
+  if (script === undefined) requireBuiltCli();
+  return spawnNode([script ?? CLI_SCRIPT, ...args], cwd, env);
 }
 
 export interface Exit {
@@ -251,6 +256,10 @@ export interface ServeOptions {
    * flags, and no data folder at all: it is then `./data` in the working folder, `dataDir`.
    */
   readonly viaEnvironment?: boolean;
+  /** More environment variables for the process (flags given here still win over them). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Another copy's built command (bin/task-service.js of an installed copy); CLI_SCRIPT otherwise. */
+  readonly script?: string;
 }
 
 export interface ServeProcess {
@@ -273,7 +282,7 @@ class PortTakenError extends Error {}
 
 async function startServeOnce(options: ServeOptions, port: number): Promise<ServeProcess> {
   const args = ['serve'];
-  const env: Record<string, string> = {};
+  const env: Record<string, string> = { ...options.env };
   if (options.viaEnvironment === true) {
     env['TASK_SERVICE_PORT'] = String(port);
     if (options.http === true) env['TASK_SERVICE_HTTP'] = '1';
@@ -286,7 +295,7 @@ async function startServeOnce(options: ServeOptions, port: number): Promise<Serv
     if (options.databasePooled === true) args.push('--database-pooled');
   }
   args.push(...(options.args ?? []));
-  const child = spawnCli(args, options.dataDir, env);
+  const child = spawnCli(args, options.dataDir, env, options.script);
   let stdout = '';
   let stderr = '';
   const drained = Promise.all([
@@ -307,8 +316,9 @@ async function startServeOnce(options: ServeOptions, port: number): Promise<Serv
     let ready = false;
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk;
-      // Looked for until found only: a server logging heavily later costs nothing here.
-      if (!ready && stdout.includes(`"msg":"${READY_MESSAGE}"`)) {
+      // Looked for until found only: a server logging heavily later costs nothing here. The
+      // words are the same in a JSON line and in a pretty one (--log-format pretty).
+      if (!ready && stdout.includes(READY_MESSAGE)) {
         ready = true;
         clearTimeout(timer);
         resolve();

@@ -1,9 +1,9 @@
 import type { ComponentChildren } from 'preact';
 import { formatWireDate } from '../../../src/client/index.js';
 import { BOXES, type Task, type TaskBody } from '../api.ts';
-import { deleteTask, edit, setTrashed } from '../actions.ts';
+import { deleteTask, edit, setTrashed, wireDay } from '../actions.ts';
 import { dayOf, instantOf, timeOf } from '../dates.ts';
-import { openId, sortedContexts, sortedProjects, tasks, zone } from '../state.ts';
+import { openId, sortedContexts, sortedProjects, tasks, today, zone } from '../state.ts';
 import { BOX_NAMES } from '../views.ts';
 import { EditField } from './EditField.tsx';
 
@@ -18,6 +18,11 @@ const REPEATS: readonly { readonly label: string; readonly rule: string | null }
 const CUSTOM = 'custom';
 
 const PRIORITIES = ['none', 'low', 'medium', 'high'];
+
+/** A start today, all day: midnight in the account's zone, as quick add starts a task. */
+function startingToday(): { start_at: string; all_day: true } {
+  return { start_at: wireDay(today.value), all_day: true };
+}
 
 /** A date field's value: `YYYY-MM-DD` for an all-day task, else `YYYY-MM-DDTHH:MM`. */
 function fieldValue(instant: number | null, allDay: boolean): string {
@@ -79,12 +84,9 @@ function DetailsForm({ task }: { readonly task: Task }) {
           onChange={(event) => {
             const box = BOXES.find((candidate) => candidate === event.currentTarget.value);
             if (box === undefined) return;
-            // Scheduled needs a start: moving a task there without one starts it now.
-            save(
-              box === 'plan' && task.startAt === null
-                ? { attribute: box, start_at: formatWireDate(new Date(), zone.value) }
-                : { attribute: box },
-            );
+            // Scheduled needs a start: moving a task there without one starts it today, all
+            // day, as quick add does.
+            save(box === 'plan' && task.startAt === null ? { attribute: box, ...startingToday() } : { attribute: box });
           }}
         >
           {Object.entries(BOX_NAMES).map(([box, name]) => (
@@ -126,10 +128,11 @@ function DetailsForm({ task }: { readonly task: Task }) {
             if (choice === CUSTOM) return;
             const repeater = REPEATS.find((option) => option.label === choice)?.rule ?? null;
             // A series repeats from its start (the service refuses a repeater with no date):
-            // repeating a task without one starts it now, as moving it to Scheduled does.
+            // repeating a task without one starts it today, all day; from the Inbox it goes to
+            // Scheduled, as a quick-add date sends it (a task already sorted keeps its box).
             save(
               repeater !== null && task.startAt === null && task.endAt === null
-                ? { repeater, start_at: formatWireDate(new Date(), zone.value) }
+                ? { repeater, ...startingToday(), ...(task.attribute === 'inbox' ? { attribute: 'plan' } : {}) }
                 : { repeater },
             );
           }}

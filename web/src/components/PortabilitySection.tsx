@@ -9,7 +9,7 @@ const FORMATS: readonly ImportFormat[] = ['json', 'ics', 'todoist'];
 const FORMAT_NAMES: Readonly<Record<ImportFormat, string>> = {
   json: 'Task Service JSON (.json)',
   ics: 'iCalendar tasks (.ics)',
-  todoist: 'Todoist backup (.zip)',
+  todoist: "Todoist backup (.zip) or project's CSV (.csv)",
 };
 
 const KIND_NAMES: Readonly<Record<ImportReport['changed'][number]['kind'], string>> = {
@@ -23,7 +23,7 @@ function formatOfName(name: string): ImportFormat | null {
   const lower = name.toLowerCase();
   if (lower.endsWith('.json')) return 'json';
   if (lower.endsWith('.ics') || lower.endsWith('.ical')) return 'ics';
-  if (lower.endsWith('.zip')) return 'todoist';
+  if (lower.endsWith('.zip') || lower.endsWith('.csv')) return 'todoist';
   return null;
 }
 
@@ -139,7 +139,7 @@ export function ImportSection() {
     }
     busy.value = true;
     try {
-      const report = await account.importFile(chosen, format.value, dryRun);
+      const report = await account.importFile(chosen, format.value, dryRun, chosen.name);
       preview.value = report;
       if (dryRun) {
         status.value = 'Nothing is changed until you press Import.';
@@ -175,7 +175,7 @@ export function ImportSection() {
           <input
             type="file"
             name="file"
-            accept=".json,.ics,.ical,.zip"
+            accept=".json,.ics,.ical,.zip,.csv"
             onChange={(event) => choose(event.currentTarget.files?.[0] ?? null)}
           />
         </label>

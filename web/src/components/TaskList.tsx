@@ -1,6 +1,7 @@
 import { useSignal, useSignalEffect } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
-import { currentViewName, rows, selectedId } from '../state.ts';
+import { currentViewName, route, rows, search, selectedId } from '../state.ts';
+import { emptyViewText } from '../views.ts';
 import { TaskRow } from './TaskRow.tsx';
 
 /** Every row is this tall (styles.css), so the list knows where each row is without measuring. */
@@ -61,7 +62,7 @@ export function TaskList() {
           )}
         </ul>
       </div>
-      {all.length === 0 && <p class="empty">Nothing here.</p>}
+      {all.length === 0 && <p class="empty">{emptyViewText(route.value, search.value)}</p>}
     </div>
   );
 }
