@@ -77,6 +77,7 @@ export async function serve(config: ServeConfig): Promise<void> {
     tls: tls?.material ?? null,
     trustProxy: config.trustProxy,
     webAuth: true,
+    caldav: config.caldav,
   });
 
   const purge = async (): Promise<void> => {

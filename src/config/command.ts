@@ -30,6 +30,8 @@ export interface ServeConfig {
   readonly rateLimitPerSecond: number | null;
   /** Anyone may create an account from the sign-in page. */
   readonly signup: boolean;
+  /** CalDAV at /dav/ (CALDAV.md); `--no-caldav` turns it off. */
+  readonly caldav: boolean;
   /** Where `GET /metrics` is served; null: not at all. */
   readonly metrics: { readonly host: string; readonly port: number } | null;
   /** Seconds between SIGTERM (when /readyz turns 503) and closing the listener. */

@@ -65,6 +65,7 @@ export const COMMANDS = [
       'synchronous',
       'rate-limit',
       'signup',
+      'no-caldav',
       'metrics-port',
       'metrics-host',
       'drain-delay',

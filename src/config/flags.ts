@@ -143,6 +143,11 @@ export const FLAGS = {
     defaultText: '0',
     env: ['TASK_SERVICE_DRAIN_DELAY'],
   },
+  'no-caldav': {
+    kind: 'boolean',
+    description: 'do not serve CalDAV (/dav/ and /.well-known/caldav answer 404); on by default',
+    env: ['TASK_SERVICE_NO_CALDAV'],
+  },
   signup: {
     kind: 'boolean',
     description: 'let anyone create an account from the sign-in page',

@@ -81,6 +81,7 @@ export function serveConfig(given: GivenFlags, env: Env, debug: boolean): ServeC
     ),
     rateLimitPerSecond: rateLimit(setting(given, 'rate-limit', env)),
     signup: switchSetting(given, 'signup', env),
+    caldav: !switchSetting(given, 'no-caldav', env),
     metrics: metricsListener(given, env),
     drainDelaySeconds: wholeNumber(setting(given, 'drain-delay', env) ?? '0', '--drain-delay', 0, 3600),
   };

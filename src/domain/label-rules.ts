@@ -1,5 +1,12 @@
 import { invalid } from './errors.js';
-import type { Context, ContextDraft, LabelInput, Project, ProjectDraft } from './label.js';
+import {
+  PROJECT_COLOR,
+  type Context,
+  type ContextDraft,
+  type LabelInput,
+  type Project,
+  type ProjectDraft,
+} from './label.js';
 
 function pick<T>(value: T | undefined, fallback: T): T {
   return value === undefined ? fallback : value;
@@ -8,12 +15,14 @@ function pick<T>(value: T | undefined, fallback: T): T {
 /** Applies a client's change to a project, or creates one (a name is required then). */
 export function mergeProject(existing: Project | undefined, input: LabelInput, newId: string): ProjectDraft {
   if (existing === undefined && input.name === undefined) throw invalid('name', 'required');
+  if (typeof input.color === 'string' && !PROJECT_COLOR.test(input.color)) throw invalid('color', 'is #RRGGBB');
   return {
     id: existing?.id ?? input.id ?? newId,
     name: pick(input.name, existing?.name ?? ''),
     notes: pick(input.notes, existing?.notes ?? ''),
     archived: pick(input.archived, existing?.archived ?? null),
     deleted: pick(input.deleted, existing?.deleted ?? null),
+    color: pick(input.color, existing?.color ?? null),
   };
 }
 

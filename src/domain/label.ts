@@ -9,10 +9,18 @@ export interface Project {
   readonly notes: string;
   readonly archived: Micros | null;
   readonly deleted: Micros | null;
+  /**
+   * The project's color, `#RRGGBB` or `#RRGGBBAA`, or null: set by CalDAV clients
+   * (`calendar-color`); /v1 does not show or take it yet (the web app's second round will).
+   */
+  readonly color: string | null;
   readonly created: Micros;
   readonly updated: Micros;
   readonly rev: number;
 }
+
+/** A project color as CalDAV clients write one (Apple's `calendar-color`): `#RRGGBB`, maybe with alpha. */
+export const PROJECT_COLOR = /^#[0-9A-Fa-f]{6}(?:[0-9A-Fa-f]{2})?$/;
 
 export interface Context {
   readonly id: string;
@@ -35,5 +43,7 @@ export interface LabelInput {
   readonly notes?: string;
   readonly archived?: Micros | null;
   readonly deleted?: Micros | null;
+  /** Projects only; set by CalDAV (PROPPATCH calendar-color). */
+  readonly color?: string | null;
   readonly ifRev?: number;
 }

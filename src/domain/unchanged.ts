@@ -40,7 +40,8 @@ export function sameProject(stored: ProjectDraft, draft: ProjectDraft): boolean 
     stored.name === draft.name &&
     stored.notes === draft.notes &&
     stored.archived === draft.archived &&
-    stored.deleted === draft.deleted
+    stored.deleted === draft.deleted &&
+    stored.color === draft.color
   );
 }
 

@@ -15,6 +15,7 @@ import type { ServiceMetrics } from './metrics/metrics.js';
 import { registerOpenApiRoutes } from './openapi/routes.js';
 import { TokenRateLimiter } from './rate-limit.js';
 import type { Readiness } from './readiness.js';
+import { registerCalDav } from '../dav/plugin.js';
 import { logResponse } from './request-log.js';
 import { eachResource, RECORD_RESOURCES } from './resources.js';
 import { registerHealthRoutes } from './routes/health.js';
@@ -51,6 +52,8 @@ export interface AppDeps {
   readonly webAuth?: boolean;
   /** The built web app served at `/` (docs/web.md); null or absent: not served. */
   readonly webApp?: WebAppFiles | null;
+  /** CalDAV at /dav/ (CALDAV.md): true serves it, false answers its paths 404; absent: not registered. */
+  readonly caldav?: boolean;
   /** Figures for `GET /metrics` (served on a port of its own); absent: nothing is counted. */
   readonly metrics?: ServiceMetrics;
   /** Draining turns `GET /readyz` to 503; absent: ready while the store answers. */
@@ -125,14 +128,30 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       : null,
   };
   registerSettingsRoutes(app, { gate, settings: deps.services.settings });
+  // Large answers of /v1 and of CalDAV take their slots from one count: each holds a snapshot.
+  const streams = new ListStreams(deps.streamLimits ?? DEFAULT_STREAM_LIMITS);
   const recordDeps = {
     gate,
     services: deps.services,
     renderCache: new RenderCache(RENDER_CACHE_BOUNDS),
     answers: new AnswerCache(ANSWER_CACHE_BOUNDS),
-    streams: new ListStreams(deps.streamLimits ?? DEFAULT_STREAM_LIMITS),
+    streams,
   };
   eachResource(deps.resources ?? RECORD_RESOURCES, (resource) => registerRecordRoutes(app, recordDeps, resource));
+
+  if (deps.caldav !== undefined) {
+    await registerCalDav(app, {
+      services: deps.services,
+      streams,
+      gate: {
+        accounts: deps.services.accounts,
+        signIn: deps.services.signIn,
+        admit: gate.limiter === null ? null : (token) => gate.limiter?.admit(token) ?? true,
+      },
+      log: deps.log,
+      enabled: deps.caldav,
+    });
+  }
 
   if (deps.webAuth === true) {
     registerWebAuth(app, {

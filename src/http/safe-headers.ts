@@ -3,9 +3,10 @@ import { rawPath } from './query.js';
 
 /**
  * Headers every answer carries: no browser guesses a type other than the one sent, and no cache
- * on the way keeps an answer of the API, which holds an account's data.
+ * on the way keeps an answer of the API or of CalDAV, which hold an account's data.
  */
 export function setSafeHeaders(request: FastifyRequest, reply: FastifyReply): void {
   void reply.header('x-content-type-options', 'nosniff');
-  if (rawPath(request).startsWith('/v1')) void reply.header('cache-control', 'no-store');
+  const path = rawPath(request);
+  if (path.startsWith('/v1') || path.startsWith('/dav')) void reply.header('cache-control', 'no-store');
 }

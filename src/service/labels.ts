@@ -46,15 +46,31 @@ export class LabelService {
   ): Promise<WriteOutcome<K>> {
     return this.store.write(account.id, (tx) =>
       writeOnce(tx, kind, request.idempotency, this.now(), () =>
-        withinQuota(tx, this.quota, async () => {
-          const touched = new TouchedLabels<K>();
-          const records = await applyEach(inputs, request.many, (input) => upsertOne(tx, kind, input, touched));
-          await showOnTasks(tx, kind, touched);
-          return { kind, zone: account.timezone, many: request.many, records };
-        }),
+        withinQuota(tx, this.quota, async () => ({
+          kind,
+          zone: account.timezone,
+          many: request.many,
+          records: await writeLabels(tx, kind, inputs, request.many),
+        })),
       ),
     );
   }
+}
+
+/**
+ * Creates or changes labels by the rules of `upsert`, in the caller's transaction (CalDAV's too),
+ * each rename or deletion shown on the label's tasks once.
+ */
+export async function writeLabels<K extends NamedKind>(
+  tx: WriteTx,
+  kind: K,
+  inputs: readonly LabelInput[],
+  many: boolean,
+): Promise<RecordsByKind[K][]> {
+  const touched = new TouchedLabels<K>();
+  const records = await applyEach(inputs, many, (input) => upsertOne(tx, kind, input, touched));
+  await showOnTasks(tx, kind, touched);
+  return records;
 }
 
 interface LabelState {
@@ -169,7 +185,7 @@ export async function importLabelsByName(
   return applyEach(names, true, async (name): Promise<ImportChange> => {
     if ((await tx.findLive(kind, name)) !== undefined) return 'unchanged';
     await (kind === 'project'
-      ? tx.put('project', { id: newRecordId(), name, notes: '', archived: null, deleted: null })
+      ? tx.put('project', { id: newRecordId(), name, notes: '', archived: null, deleted: null, color: null })
       : tx.put('context', { id: newRecordId(), name, deleted: null }));
     return 'created';
   });

@@ -3,6 +3,7 @@ import { nowMicros, type Clock } from '../domain/time.js';
 import type { Store } from '../store/store.js';
 import { AccountAccessService } from './account-access.js';
 import { AccountService } from './accounts.js';
+import { CalendarService } from './calendars.js';
 import { LabelService } from './labels.js';
 import { ListingService } from './listing.js';
 import { SettingsService } from './settings.js';
@@ -16,6 +17,8 @@ export interface Services {
   readonly accounts: AccountService;
   readonly listing: ListingService;
   readonly tasks: TaskService;
+  /** CalDAV's tasks and collections (CALDAV.md), over the same rules as `tasks` and `labels`. */
+  readonly calendars: CalendarService;
   readonly labels: LabelService;
   readonly settings: SettingsService;
   readonly signIn: SignInService;
@@ -39,9 +42,11 @@ export interface ServiceOptions {
 export function buildServices(store: Store, options: ServiceOptions = {}): Services {
   const quota = options.storageQuota ?? DEFAULT_STORAGE_QUOTA;
   const now = options.clock ?? nowMicros;
+  const listing = new ListingService(store);
   return {
     accounts: new AccountService(store, now),
-    listing: new ListingService(store),
+    listing,
+    calendars: new CalendarService(store, listing, quota, now),
     tasks: new TaskService(store, quota, now),
     labels: new LabelService(store, quota, now),
     settings: new SettingsService(store),

@@ -40,6 +40,9 @@ export type SignUpResult =
   | { readonly ok: true; readonly sessionId: string; readonly account: Account }
   | { readonly ok: false; readonly message: string };
 
+/** Why a Basic attempt failed: its password was the sign-in password, or nothing of the account's. */
+export type BasicRefusal = 'sign_in_password' | 'wrong';
+
 /** Throttle keys: one per username, one per client address (ACCOUNTS.md section 2). */
 const userKey = (username: string): string => `user:${username}`;
 const addressKey = (address: string): string => `addr:${address}`;
@@ -69,6 +72,21 @@ export class SignInService {
     }
     await this.store.auth.clearFailures(userKey(username));
     return { ok: true, sessionId: await this.#startSession(found.account.id, at), account: found.account };
+  }
+
+  /**
+   * A refused HTTP Basic attempt of CalDAV (its password is no token): counted like a failed
+   * sign-in, and told apart only when it was the account's sign-in password, which Basic never
+   * takes (the person is told to make an app password). A throttled attempt is not even checked.
+   */
+  async refuseBasic(username: string, password: string, address: string): Promise<BasicRefusal> {
+    const at = this.now();
+    if (await this.#throttled(username, address, at)) return 'wrong';
+    const found = USERNAME_PATTERN.test(username) ? await this.store.auth.findCredentials(username) : undefined;
+    const matches = await verifyPassword(found === undefined ? await decoy() : found.passwordHash, password);
+    await this.store.auth.recordFailure(userKey(username), at);
+    await this.store.auth.recordFailure(addressKey(address), at);
+    return found !== undefined && matches && !found.account.disabled ? 'sign_in_password' : 'wrong';
   }
 
   /** `serve --signup`: a new account with a password, signed in at once. */

@@ -38,7 +38,8 @@ export class TaskService {
   }
 }
 
-async function upsertOne(tx: WriteTx, zone: string, input: TaskInput): Promise<Task> {
+/** One task created or changed by the rules of `upsert`, in the caller's transaction (CalDAV's too). */
+export async function upsertOne(tx: WriteTx, zone: string, input: TaskInput): Promise<Task> {
   const { draft } = await draftOf(tx, zone, input);
   return tx.put('task', draft);
 }
@@ -106,6 +107,6 @@ async function labelByName(tx: WriteTx, kind: NamedKind, name: string): Promise<
 
 function putNewLabel(tx: WriteTx, kind: NamedKind, name: string): Promise<Label> {
   return kind === 'project'
-    ? tx.put('project', { id: newRecordId(), name, notes: '', archived: null, deleted: null })
+    ? tx.put('project', { id: newRecordId(), name, notes: '', archived: null, deleted: null, color: null })
     : tx.put('context', { id: newRecordId(), name, deleted: null });
 }

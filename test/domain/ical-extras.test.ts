@@ -58,6 +58,8 @@ describe("a task's kept iCalendar properties", () => {
 
   it('are content lines each ended by CRLF, within the bound, or refused naming ical_extras', () => {
     expect(icalExtrasProblem(KEPT)).toBeUndefined();
+    // A sub-component is kept whole, BEGIN to END (CalDAV keeps a client's VALARM).
+    expect(icalExtrasProblem('BEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:-PT5M\r\nEND:VALARM\r\n')).toBeUndefined();
     const refused = (icalExtras: string) => problemOf(() => mergeTask(IMPORTED, { icalExtras }, CONTEXT));
     expect(refused('X-A:1')).toEqual({
       kind: 'invalid',
@@ -70,8 +72,11 @@ describe("a task's kept iCalendar properties", () => {
       ['X A:1\r\n', '"X A" is no property name'],
       [':1\r\n', '"" is no property name'],
       ['X-A;P=1\r\n', 'no ":" before the value'],
-      ['BEGIN:VALARM\r\n', 'BEGIN is no property'],
-      ['end:VTODO\r\n', 'END is no property'],
+      ['BEGIN:VALARM\r\n', 'BEGIN:VALARM is never closed'],
+      ['BEGIN:VALARM\r\nEND:VEVENT\r\n', 'END:VEVENT closes no open component'],
+      ['end:VTODO\r\n', 'END:VTODO closes no open component'],
+      ['BEGIN:VTODO\r\nEND:VTODO\r\n', 'a VTODO cannot be kept inside a task'],
+      ['BEGIN:VALARM;X=1\r\nEND:VALARM\r\n', 'BEGIN is no property'],
     ] as const) {
       expect(refused(extras), extras).toMatchObject({ field: 'ical_extras', reason: expect.stringContaining(reason) });
     }

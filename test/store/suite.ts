@@ -1034,7 +1034,7 @@ export function taskDraft(id: string, fields: Partial<TaskDraft> = {}): TaskDraf
 }
 
 export function projectDraft(id: string, fields: Partial<ProjectDraft> = {}): ProjectDraft {
-  return { id, name: `project ${id}`, notes: '', archived: null, deleted: null, ...fields };
+  return { id, name: `project ${id}`, notes: '', archived: null, deleted: null, color: null, ...fields };
 }
 
 export function contextDraft(id: string, fields: Partial<ContextDraft> = {}): ContextDraft {

@@ -35,7 +35,17 @@ let userCounter = 0;
 /** A real store (a SQLite file in a temp folder, or a fresh PostgreSQL database) behind the real app. */
 /** What a test may set of the app besides its store: its log, its limits. */
 export type AppOptions = Partial<
-  Pick<AppDeps, 'log' | 'loadLimits' | 'bodyWaitLimits' | 'maxConnectionsPerAddress' | 'streamLimits' | 'webAuth'>
+  Pick<
+    AppDeps,
+    | 'log'
+    | 'loadLimits'
+    | 'bodyWaitLimits'
+    | 'maxConnectionsPerAddress'
+    | 'streamLimits'
+    | 'webAuth'
+    | 'caldav'
+    | 'metrics'
+  >
 >;
 
 export async function startHarness(

@@ -128,6 +128,7 @@ describe('renderProject and renderContext', () => {
       name: 'Q3 <plan>',
       notes: "don't",
       archived: utc(2026, 3, 1),
+      color: '#ff8800',
       deleted: null,
       created: utc(2026, 1, 1),
       updated: utc(2026, 3, 1),

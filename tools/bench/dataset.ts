@@ -115,6 +115,7 @@ export class AccountDataset {
       name,
       notes: '',
       archived: null,
+      color: null,
       deleted: null,
     }));
     this.contexts = CONTEXT_NAMES.map((name) => ({ id: recordId(this.#random), name, deleted: null }));

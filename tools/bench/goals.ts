@@ -118,7 +118,55 @@ export function evaluateGoals(results: RunResults): GoalResult[] {
     ),
   );
   goals.push(...scaleOutGoals(results));
+  goals.push(...calDavGoals(results));
   return goals;
+}
+
+/** The goals of issue #23 (CalDAV). */
+function calDavGoals(results: RunResults): GoalResult[] {
+  const caldav = results.caldav;
+  const first = caldav?.firstSync;
+  const query = caldav?.query;
+  const growth = (run: { rssBeforeBytes: number; peakRssBytes: number }): number =>
+    run.peakRssBytes - run.rssBeforeBytes;
+  return [
+    versusRadicaleGoal(
+      'V1. CalDAV sync-collection, 10 changes of a 10,000-task collection',
+      caldav?.syncOurs,
+      caldav?.syncRadicale,
+      caldav?.syncRadicale?.load.requestsPerSecond,
+      50,
+    ),
+    first === undefined
+      ? { goal: 'V2. CalDAV first sync of 10,000 tasks', target: '< 5 s', measured: NOT_MEASURED, met: undefined }
+      : {
+          goal: 'V2. CalDAV first sync of 10,000 tasks',
+          target: '< 5 s',
+          measured: `${first.seconds.toFixed(2)} s${disturbed(first)}`,
+          met: first.seconds < 5,
+        },
+    first === undefined
+      ? { goal: 'V2. its server RSS growth', target: '< 100 MB', measured: NOT_MEASURED, met: undefined }
+      : {
+          goal: 'V2. its server RSS growth',
+          target: '< 100 MB',
+          measured: megabytes(growth(first)),
+          met: growth(first) < 100e6,
+        },
+    query === undefined
+      ? {
+          goal: 'V3. calendar-query over 100,000 tasks streams',
+          target: 'RSS growth < 100 MB',
+          measured: NOT_MEASURED,
+          met: undefined,
+        }
+      : {
+          goal: 'V3. calendar-query over 100,000 tasks streams',
+          target: 'RSS growth < 100 MB',
+          measured: `${megabytes(growth(query))} growth, ${query.seconds.toFixed(1)} s${disturbed(query)}`,
+          met: growth(query) < 100e6,
+        },
+  ];
 }
 
 /** The goals of issue #15 (scale-out). */

@@ -2,6 +2,7 @@ import type { Manifest, StoreShape } from './manifest.js';
 import type { Measured, VersusLimit } from './measure.js';
 import type { PgbenchResults } from './pgbench.js';
 import type { StreamedList } from './streaming.js';
+import type { CalDavResults } from './caldav-part.js';
 
 /** The task-service scenarios that run against a limit server, in the order they run. */
 export const SERVICE_SCENARIOS = ['A', 'B', 'C', 'D', 'E-small', 'E-big'] as const;
@@ -51,6 +52,8 @@ export interface RunResults {
   readonly postgres?: EngineResults;
   readonly postgresScaled?: ScaledResults;
   readonly radicale?: RadicaleResults;
+  /** V: CalDAV, beside Radicale (caldav-part.ts). */
+  readonly caldav?: CalDavResults;
   /** Why a part did not run (a tool not installed, no database...). */
   readonly skipped: readonly string[];
 }

@@ -19,6 +19,7 @@ import { stopAllChildren } from './processes.js';
 import { elapsedSeconds, progress } from './progress.js';
 import { radicaleVersion } from './radicale.js';
 import { runRadicalePart } from './radicale-part.js';
+import { runCalDavPart, type CalDavResults } from './caldav-part.js';
 import { reportMarkdown } from './report.js';
 import type { RadicaleResults, RunResults, ServiceScenario } from './results.js';
 import { runSqlitePart, type SqlitePart } from './sqlite-part.js';
@@ -31,7 +32,7 @@ const BENCH_DIR = path.join(REPO, '.bench');
 const REPORT_FILE = path.join(REPO, 'docs', 'benchmarks.md');
 /** Why each goal is met or missed: written by people, carried into the report as it is. */
 const ANALYSIS_FILE = path.join(REPO, 'tools', 'bench', 'analysis.md');
-const PARTS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'G2', 'R'] as const;
+const PARTS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'G2', 'R', 'V'] as const;
 type Part = (typeof PARTS)[number];
 
 interface Options {
@@ -111,7 +112,7 @@ async function main(): Promise<void> {
     sourceRevision(),
     onPostgres ? postgresVersion() : Promise.resolve(undefined),
     parts.has('G2') ? pgbenchVersion() : Promise.resolve(undefined),
-    parts.has('R') ? radicaleVersion() : Promise.resolve(undefined),
+    parts.has('R') || parts.has('V') ? radicaleVersion() : Promise.resolve(undefined),
   ]);
   progress(`${machine.cpuModel}, ${machine.cores} cores; load by ${tool.name} ${tool.version}`);
   const skipped: string[] = [];
@@ -132,6 +133,13 @@ async function main(): Promise<void> {
     } else {
       peer = await runRadicalePart(context, radicale, workDir);
     }
+  }
+
+  let caldav: CalDavResults | undefined;
+  if (parts.has('V')) {
+    if (radicale === undefined)
+      skipped.push("V's Radicale rows: Radicale is not installed (apt-get install radicale).");
+    caldav = await runCalDavPart(context, workDir, radicale);
   }
 
   let postgresPart: PostgresPart | undefined;
@@ -160,6 +168,7 @@ async function main(): Promise<void> {
     ...(postgresPart === undefined ? {} : { postgres: postgresPart.engine }),
     ...(postgresPart?.scaled === undefined ? {} : { postgresScaled: postgresPart.scaled }),
     ...(peer === undefined ? {} : { radicale: peer }),
+    ...(caldav === undefined ? {} : { caldav }),
     skipped,
   };
   const goals = evaluateGoals(results);

@@ -12,6 +12,7 @@ import {
   type ServiceScenario,
 } from './results.js';
 import { SCENARIO_TITLES } from './service-run.js';
+import { SYNC_TASKS, type CalDavResults } from './caldav-part.js';
 
 interface Row {
   readonly scenario: string;
@@ -188,7 +189,64 @@ export function resultRows(results: RunResults): Row[] {
     ...fullListRow(results),
     ...(results.postgres === undefined ? [] : engineRows(results.postgres, results)),
     ...(results.postgresScaled === undefined ? [] : scaledRows(results.postgresScaled)),
+    ...(results.caldav === undefined ? [] : calDavRows(results.caldav)),
   ];
+}
+
+function oneClientRow(
+  scenario: string,
+  server: string,
+  run: { seconds: number; requests?: number; rssBeforeBytes: number; peakRssBytes: number; otherCores: number },
+  ratioText: string,
+): Row {
+  const requests = run.requests === undefined ? '1 request' : `${count(run.requests)} requests`;
+  return {
+    scenario,
+    server,
+    requestsPerSecond: `${requests} in ${run.seconds.toFixed(2)} s` + disturbedMark(run.otherCores),
+    p50: '',
+    p99: '',
+    peakRss: `${megabytes(run.peakRssBytes)} (+${megabytes(run.peakRssBytes - run.rssBeforeBytes)})`,
+    ratio: ratioText,
+    otherCores: run.otherCores,
+  };
+}
+
+/** V: CalDAV's rows, Radicale's beside ours where it ran. */
+function calDavRows(caldav: CalDavResults): Row[] {
+  const radicale = `Radicale ${caldav.radicaleVersion ?? ''}`;
+  const versus =
+    caldav.syncRadicale === undefined
+      ? ''
+      : `${ratio(caldav.syncOurs.load.requestsPerSecond / caldav.syncRadicale.load.requestsPerSecond)} × Radicale`;
+  const rows: Row[] = [
+    {
+      scenario: `V1. CalDAV sync-collection returning 10 changes (${size(SYNC_TASKS)}-task collection)`,
+      server: 'task-service, SQLite',
+      ...measuredCells(caldav.syncOurs),
+      ratio: versus,
+    },
+  ];
+  if (caldav.syncRadicale !== undefined)
+    rows.push({ scenario: '', server: radicale, ...measuredCells(caldav.syncRadicale), ratio: '' });
+  rows.push(
+    oneClientRow(
+      `V2. CalDAV first sync of ${size(caldav.firstSync.tasks)} tasks as DAVx5 does it (PROPFIND, sync-collection, multiget by 10)`,
+      'task-service, SQLite',
+      caldav.firstSync,
+      '',
+    ),
+  );
+  if (caldav.firstSyncRadicale !== undefined) rows.push(oneClientRow('', radicale, caldav.firstSyncRadicale, ''));
+  rows.push(
+    oneClientRow(
+      `V3. CalDAV calendar-query over ${size(caldav.query.tasks)} tasks, streamed (${megabytes(caldav.query.bytes)})`,
+      'task-service, SQLite',
+      caldav.query,
+      '',
+    ),
+  );
+  return rows;
 }
 
 function markdown(rows: readonly Row[]): string {

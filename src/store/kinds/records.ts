@@ -58,6 +58,8 @@ const PROJECT_COLUMNS = {
   created: column('micros', 'created'),
   updated: column('micros', 'updated'),
   rev: column('int', 'rev'),
+  // Migration 7 (SQLite), 8 (PostgreSQL): CalDAV's calendar-color (issue #23); last, as ical_extras.
+  color: addedColumn('textOrNull', 'color', null),
 } as const;
 
 const CONTEXT_COLUMNS = {
@@ -152,6 +154,7 @@ const PROJECTS: KindStorage<'project', typeof PROJECT_COLUMNS> = {
     notes: draft.notes,
     archived: draft.archived,
     deleted: draft.deleted,
+    color: draft.color,
   }),
   fromRow: (row) => ({ ...row }),
 };

@@ -209,6 +209,9 @@ BEGIN
 END $$;
 `;
 
+/** A project's color, as CalDAV clients set it; none for every project so far. */
+const PROJECT_COLORS = `ALTER TABLE projects ADD COLUMN color text;`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: INITIAL_SCHEMA },
   { version: 2, name: 'idempotency answers', sql: IDEMPOTENCY_ANSWERS },
@@ -221,4 +224,5 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'every key leads with the account: usernames and older secrets in directories',
     sql: SHARDABLE_SCHEMA,
   },
+  { version: 8, name: 'project colors (CalDAV calendar-color)', sql: PROJECT_COLORS },
 ];

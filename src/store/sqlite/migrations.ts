@@ -197,6 +197,9 @@ CREATE TRIGGER tasks_usage_delete AFTER DELETE ON tasks BEGIN
 END;
 `;
 
+/** A project's color, as CalDAV clients set it; none for every project so far. */
+const PROJECT_COLORS = `ALTER TABLE projects ADD COLUMN color TEXT;`;
+
 /** Every schema version in order. Append only: a released migration is never edited. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: INITIAL_SCHEMA },
@@ -205,6 +208,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'sign-in, oauth and token management', sql: AUTH_SCHEMA },
   { version: 5, name: 'storage usage per account; tombstones by server time', sql: STORAGE_USAGE },
   { version: 6, name: 'kept iCalendar properties of tasks', sql: ICAL_EXTRAS },
+  { version: 7, name: 'project colors (CalDAV calendar-color)', sql: PROJECT_COLORS },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

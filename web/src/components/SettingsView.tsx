@@ -4,6 +4,7 @@ import { api } from '../session.ts';
 import { settings } from '../state.ts';
 import { AppsSection } from './AppsSection.tsx';
 import { PasswordSection } from './PasswordSection.tsx';
+import { PhonesSection } from './PhonesSection.tsx';
 import { ExportSection, ImportSection } from './PortabilitySection.tsx';
 import { TokensSection } from './TokensSection.tsx';
 
@@ -14,8 +15,8 @@ const ZONES: readonly string[] =
   typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : ['UTC'];
 
 /**
- * Nickname, time zone and week start, saved as they change; then the password, the account's
- * tokens and its connected apps (ACCOUNTS.md section 4), and the export and import of its data,
+ * Nickname, time zone and week start, saved as they change; then the password, what phones and
+ * desktop apps need for CalDAV, the account's tokens and its connected apps (ACCOUNTS.md section 4), and the export and import of its data,
  * through the browser's session.
  */
 export function SettingsView() {
@@ -24,6 +25,7 @@ export function SettingsView() {
     <div class="settings-page">
       <ProfileForm />
       <PasswordSection />
+      <PhonesSection />
       <TokensSection />
       <AppsSection />
       <ExportSection />
