@@ -238,8 +238,16 @@ export function Details() {
   return (
     <section class="details" aria-label="Task details">
       <header>
+        <button type="button" class="icon-button phone-only" onClick={() => (openId.value = null)}>
+          Back
+        </button>
         <h2>Task details</h2>
-        <button type="button" aria-label="Close details" onClick={() => (openId.value = null)}>
+        <button
+          type="button"
+          class="icon-button desktop-only"
+          aria-label="Close details"
+          onClick={() => (openId.value = null)}
+        >
           ×
         </button>
       </header>
