@@ -18,6 +18,7 @@ import { routeOf } from '../views.ts';
 import { Details } from './Details.tsx';
 import { Help } from './Help.tsx';
 import { onKeyDown } from './keyboard.ts';
+import { ListedAnewNotice } from './ListedAnewNotice.tsx';
 import { Nav } from './Nav.tsx';
 import { QuickAddField } from './QuickAddField.tsx';
 import { SettingsView } from './SettingsView.tsx';
@@ -128,6 +129,7 @@ export function App() {
         </header>
         <Banner />
         <Notice />
+        <ListedAnewNotice />
         {isSettings ? (
           <SettingsView />
         ) : (
