@@ -17,6 +17,21 @@ export interface ListQuery {
   readonly limit?: number;
 }
 
+/** The store's life: its epoch, new when it was made and at each restore. */
+export interface StoreIdentity {
+  readonly epoch: string;
+  /**
+   * Whether positions handed out before epochs (`c1.` cursors) are still good: true only on a
+   * store that had accounts when it got its epoch, and has not been restored since.
+   */
+  readonly legacyPositions: boolean;
+}
+
+export interface RestoreGap {
+  readonly after: Micros;
+  readonly before: Micros;
+}
+
 /**
  * One consistent snapshot of an account's records, read in ascending `rev` in batches.
  * The caller must `close()` it, also when it stops early.
@@ -27,6 +42,14 @@ export interface ListSnapshot<T> {
   /** The largest `rev` and `updated` among purged tombstones (0 when nothing was purged). */
   readonly purgedRev: number;
   readonly purgedUpdated: Micros;
+  /** Where the store stands in its lives and restores, read in the same snapshot. */
+  readonly identity: StoreIdentity;
+  /**
+   * The stretch of `updated` times the last restore lost for this account: after the backup's
+   * newest change, before the restore (both 0 when it was never restored). A date strictly inside
+   * it is a position the restored store never handed out.
+   */
+  readonly restoreGap: RestoreGap;
   /** The next batch in ascending `rev`, or null when the answer (limit included) is complete. */
   nextBatch(): Promise<readonly T[] | null>;
   close(): Promise<void>;
@@ -89,6 +112,8 @@ export interface Store {
   get<K extends SyncKind>(accountId: number, kind: K, id: string): Promise<RecordsByKind[K] | undefined>;
   /** The account's head, read alone: cheap, for telling whether anything changed. */
   head(accountId: number): Promise<AccountHead | undefined>;
+  /** The store's life as it is now (it changes only at a restore, with the service stopped). */
+  identity(): Promise<StoreIdentity>;
   list<K extends SyncKind>(accountId: number, kind: K, query: ListQuery): Promise<ListSnapshot<RecordsByKind[K]>>;
   /**
    * A maintenance sweep over every account (administration), one account at a time.

@@ -16,7 +16,7 @@ import {
 import { applyChange } from './apply-change.ts';
 import { randomId } from './ids.ts';
 import type { LocalStore, QueuedChange } from './local-copy.ts';
-import { contexts, notice, online, projects, ready, settings, signedOut, tasks, waiting } from './state.ts';
+import { contexts, listedAnew, notice, online, projects, ready, settings, signedOut, tasks, waiting } from './state.ts';
 
 /** Another client's change shows within 5 s (WEB.md): a look every 2 s leaves room for the answer. */
 const POLL_MS = 2000;
@@ -258,8 +258,10 @@ export class SyncEngine {
         page = await this.api.list(kind, cursor === undefined ? { limit: PAGE_SIZE } : { cursor, limit: PAGE_SIZE });
       } catch (error) {
         if (error instanceof TaskServiceError && error.retcode === 'E008' && !listedAgain) {
-          // Too old to continue from: list everything again; queued changes stay queued.
+          // The server's data was restored, or this copy is too old to continue from: list
+          // everything again, once; queued changes stay queued (sent before this listing).
           listedAgain = true;
+          listedAnew.value = true;
           cursor = undefined;
           replace = true;
           continue;

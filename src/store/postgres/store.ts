@@ -4,12 +4,14 @@ import type { SecretKey } from '../../domain/secret-key.js';
 import type { AccountHead, RecordsByKind, SyncKind } from '../../domain/sync.js';
 import { nowMicros, type Micros } from '../../domain/time.js';
 import { AccountQueue } from '../queue.js';
-import type { ListQuery, ListSnapshot, Store, WriteTx } from '../store.js';
+import type { ListQuery, ListSnapshot, Store, StoreIdentity, WriteTx } from '../store.js';
 import { numberFromBigint, type BigintText } from './values.js';
 import * as accounts from './accounts.js';
 import { PostgresAuthStore } from './auth-store.js';
 import { guarded } from './errors.js';
 import { applyMigrations } from './migrate.js';
+import { MIGRATIONS } from './migrations.js';
+import { readIdentity } from './snapshot.js';
 import { createPool, serverTimeouts, type PostgresOptions, type ServerTimeouts } from './pool.js';
 import { purgeTombstones } from './purge.js';
 import { underAccountOfSecret } from './secret-route.js';
@@ -54,7 +56,7 @@ export class PostgresStore implements Store {
   }
 
   migrate(): Promise<void> {
-    return guarded(() => applyMigrations(this.pool));
+    return guarded(() => applyMigrations(this.pool, MIGRATIONS, this.now()));
   }
 
   ping(): Promise<void> {
@@ -140,6 +142,10 @@ export class PostgresStore implements Store {
         ? undefined
         : { rev: numberFromBigint(row.rev), purgedRev: numberFromBigint(row.purged_rev) };
     });
+  }
+
+  identity(): Promise<StoreIdentity> {
+    return guarded(() => readIdentity(this.pool));
   }
 
   list<K extends SyncKind>(accountId: number, kind: K, query: ListQuery): Promise<ListSnapshot<RecordsByKind[K]>> {

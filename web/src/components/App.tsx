@@ -19,6 +19,7 @@ import { routeOf } from '../views.ts';
 import { Details } from './Details.tsx';
 import { Help } from './Help.tsx';
 import { onKeyDown } from './keyboard.ts';
+import { ListedAnewNotice } from './ListedAnewNotice.tsx';
 import { Nav } from './Nav.tsx';
 import { QuickAddField } from './QuickAddField.tsx';
 import { SettingsView } from './SettingsView.tsx';
@@ -151,6 +152,7 @@ export function App() {
         </header>
         <Banner />
         <Notice />
+        <ListedAnewNotice />
         {isSettings ? (
           <SettingsView />
         ) : (
