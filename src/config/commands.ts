@@ -233,7 +233,7 @@ export const COMMANDS = [
     args: [],
     summary: 'bring the local copy of your tasks up to date; prints what changed',
     group: 'terminal',
-    flags: ['json'],
+    flags: ['json', 'follow'],
     notes: CLIENT_FILES_NOTE,
   },
   {
