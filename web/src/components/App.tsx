@@ -23,6 +23,7 @@ import { Nav } from './Nav.tsx';
 import { QuickAddField } from './QuickAddField.tsx';
 import { SettingsView } from './SettingsView.tsx';
 import { TaskList } from './TaskList.tsx';
+import { Toast } from './Toast.tsx';
 import '../theme.ts';
 
 const SIGNED_OUT_MESSAGES = {
@@ -162,6 +163,7 @@ export function App() {
       </main>
       <Details />
       <Help />
+      <Toast />
     </div>
   );
 }

@@ -1,7 +1,9 @@
 import type { ComponentChildren } from 'preact';
 import { formatWireDate } from '../../../src/client/index.js';
 import { BOXES, type Task, type TaskBody } from '../api.ts';
-import { deleteTask, edit, setTrashed, wireDay } from '../actions.ts';
+import { useSignal } from '@preact/signals';
+import { useEffect, useRef } from 'preact/hooks';
+import { deleteTask, edit, moveTo, setTrashed, wireDay } from '../actions.ts';
 import { dayOf, instantOf, timeOf } from '../dates.ts';
 import { openId, sortedContexts, sortedProjects, tasks, today, zone } from '../state.ts';
 import { BOX_NAMES } from '../views.ts';
@@ -59,6 +61,7 @@ function Field({ label, children }: { readonly label: string; readonly children:
 }
 
 function DetailsForm({ task }: { readonly task: Task }) {
+  const confirming = useSignal(false);
   const save = (fields: Omit<TaskBody, 'id' | 'if_rev'>): void => edit(task, fields);
   const repeat = REPEATS.find((option) => option.rule === task.repeater)?.label ?? CUSTOM;
   const dateType = task.allDay ? 'date' : 'datetime-local';
@@ -86,7 +89,7 @@ function DetailsForm({ task }: { readonly task: Task }) {
             if (box === undefined) return;
             // Scheduled needs a start: moving a task there without one starts it today, all
             // day, as quick add does.
-            save(box === 'plan' && task.startAt === null ? { attribute: box, ...startingToday() } : { attribute: box });
+            moveTo(task, box, box === 'plan' && task.startAt === null ? startingToday() : {});
           }}
         >
           {Object.entries(BOX_NAMES).map(([box, name]) => (
@@ -215,6 +218,36 @@ function DetailsForm({ task }: { readonly task: Task }) {
             Restore
           </button>
         )}
+        <button type="button" class="danger" onClick={() => (confirming.value = true)}>
+          Delete
+        </button>
+      </div>
+      {confirming.value && <ConfirmDelete task={task} onCancel={() => (confirming.value = false)} />}
+    </form>
+  );
+}
+
+/** Delete is for good: a modal dialog asks first, and Cancel (or Escape) keeps the task. */
+function ConfirmDelete({ task, onCancel }: { readonly task: Task; readonly onCancel: () => void }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    dialog.current?.showModal();
+  }, []);
+  return (
+    <dialog
+      ref={dialog}
+      class="dialog"
+      role="alertdialog"
+      aria-labelledby="confirm-delete-title"
+      aria-describedby="confirm-delete-text"
+      onCancel={onCancel}
+    >
+      <h2 id="confirm-delete-title">Delete this task?</h2>
+      <p id="confirm-delete-text">“{task.title}” will be deleted for good: this cannot be undone.</p>
+      <div class="buttons">
+        <button type="button" autofocus onClick={onCancel}>
+          Cancel
+        </button>
         <button
           type="button"
           class="danger"
@@ -223,10 +256,10 @@ function DetailsForm({ task }: { readonly task: Task }) {
             openId.value = null;
           }}
         >
-          Delete
+          Delete for good
         </button>
       </div>
-    </form>
+    </dialog>
   );
 }
 
