@@ -50,6 +50,15 @@ export const counts = computed(() => countByBox(taskList.value));
 
 /** Labels by id, live ones only, sorted by name. */
 export const sortedProjects = computed(() => [...projects.value.values()].sort((a, b) => a.name.localeCompare(b.name)));
+/** The projects the navigation lists: archived ones only show where projects are managed. */
+export const activeProjects = computed(() =>
+  sortedProjects.value.filter((project) => (project.archived ?? null) === null),
+);
+/** Each project's color by its name, as tasks name their project. */
+export const projectColors = computed(
+  () =>
+    new Map([...projects.value.values()].flatMap((project) => (project.color ? [[project.name, project.color]] : []))),
+);
 export const sortedContexts = computed(() => [...contexts.value.values()].sort((a, b) => a.name.localeCompare(b.name)));
 
 export const currentViewName = computed(() => viewName(route.value, projects.value, contexts.value));

@@ -11,7 +11,8 @@ export type Route =
   | { readonly kind: 'box'; readonly view: BoxView }
   | { readonly kind: 'project'; readonly id: string }
   | { readonly kind: 'context'; readonly id: string }
-  | { readonly kind: 'settings' };
+  | { readonly kind: 'settings' }
+  | { readonly kind: 'labels' };
 
 /** The views in the navigation's order, with their names; the first five are keys 1-5. */
 export const BOX_VIEWS: readonly { readonly view: BoxView; readonly name: string; readonly box: Box | null }[] = [
@@ -35,6 +36,7 @@ export const BOX_NAMES: Readonly<Record<Box, string>> = {
 export function routeOf(hash: string): Route {
   const [, first = '', second] = hash.replace(/^#/, '').split('/');
   if (first === 'settings') return { kind: 'settings' };
+  if (first === 'labels') return { kind: 'labels' };
   if ((first === 'project' || first === 'context') && second !== undefined) {
     return { kind: first, id: decodeURIComponent(second) };
   }
@@ -46,6 +48,8 @@ export function hashOf(route: Route): string {
   switch (route.kind) {
     case 'settings':
       return '#/settings';
+    case 'labels':
+      return '#/labels';
     case 'box':
       return `#/${route.view}`;
     default:
@@ -77,6 +81,7 @@ export function emptyViewText(route: Route, search: string): string {
     case 'context':
       return 'No open tasks in this context. A task added in the field above gets it.';
     case 'settings':
+    case 'labels':
       return '';
   }
 }
@@ -152,6 +157,7 @@ export function rowsOf(route: Route, input: ViewInput): Row[] {
   const tasksOnly = (list: Task[]): Row[] => list.map((task) => ({ type: 'task', task }));
   switch (route.kind) {
     case 'settings':
+    case 'labels':
       return [];
     case 'project':
     case 'context': {
@@ -247,6 +253,8 @@ export function viewName(
   switch (route.kind) {
     case 'settings':
       return 'Settings';
+    case 'labels':
+      return 'Projects and contexts';
     case 'box':
       return BOX_VIEWS.find((candidate) => candidate.view === route.view)?.name ?? 'Inbox';
     case 'project':

@@ -21,6 +21,7 @@ import { Help } from './Help.tsx';
 import { onKeyDown } from './keyboard.ts';
 import { Nav } from './Nav.tsx';
 import { QuickAddField } from './QuickAddField.tsx';
+import { LabelsView } from './LabelsView.tsx';
 import { SettingsView } from './SettingsView.tsx';
 import { TaskList } from './TaskList.tsx';
 import { Toast } from './Toast.tsx';
@@ -101,7 +102,7 @@ export function App() {
     );
   }
 
-  const isSettings = route.value.kind === 'settings';
+  const isSettings = route.value.kind === 'settings' || route.value.kind === 'labels';
   return (
     <div class={openId.value === null ? 'app' : 'app with-details'}>
       <Nav />
@@ -152,7 +153,9 @@ export function App() {
         </header>
         <Banner />
         <Notice />
-        {isSettings ? (
+        {route.value.kind === 'labels' ? (
+          <LabelsView />
+        ) : isSettings ? (
           <SettingsView />
         ) : (
           <>

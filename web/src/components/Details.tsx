@@ -2,11 +2,11 @@ import type { ComponentChildren } from 'preact';
 import { formatWireDate } from '../../../src/client/index.js';
 import { BOXES, type Task, type TaskBody } from '../api.ts';
 import { useSignal } from '@preact/signals';
-import { useEffect, useRef } from 'preact/hooks';
 import { deleteTask, edit, moveTo, setTrashed, wireDay } from '../actions.ts';
 import { dayOf, instantOf, timeOf } from '../dates.ts';
 import { openId, sortedContexts, sortedProjects, tasks, today, zone } from '../state.ts';
 import { BOX_NAMES } from '../views.ts';
+import { ConfirmDialog } from './ConfirmDialog.tsx';
 import { EditField } from './EditField.tsx';
 
 const REPEATS: readonly { readonly label: string; readonly rule: string | null }[] = [
@@ -229,40 +229,20 @@ function DetailsForm({ task }: { readonly task: Task }) {
 
 /** Delete is for good: a modal dialog asks first, and Cancel (or Escape) keeps the task. */
 function ConfirmDelete({ task, onCancel }: { readonly task: Task; readonly onCancel: () => void }) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    dialog.current?.showModal();
-  }, []);
   return (
-    <dialog
-      ref={dialog}
-      class="dialog"
-      role="alertdialog"
-      aria-labelledby="confirm-delete-title"
-      aria-describedby="confirm-delete-text"
+    <ConfirmDialog
+      title="Delete this task?"
+      confirm="Delete for good"
       onCancel={onCancel}
+      onConfirm={() => {
+        deleteTask(task);
+        openId.value = null;
+      }}
     >
-      <h2 id="confirm-delete-title">Delete this task?</h2>
-      <p id="confirm-delete-text">“{task.title}” will be deleted for good: this cannot be undone.</p>
-      <div class="buttons">
-        <button type="button" autofocus onClick={onCancel}>
-          Cancel
-        </button>
-        <button
-          type="button"
-          class="danger"
-          onClick={() => {
-            deleteTask(task);
-            openId.value = null;
-          }}
-        >
-          Delete for good
-        </button>
-      </div>
-    </dialog>
+      “{task.title}” will be deleted for good: this cannot be undone.
+    </ConfirmDialog>
   );
 }
-
 /** The open task's fields, each saved as it is changed (with if_rev). */
 export function Details() {
   const id = openId.value;

@@ -1,7 +1,7 @@
 import type { Task } from '../api.ts';
 import { setCompleted } from '../actions.ts';
 import { describeInstant } from '../dates.ts';
-import { openId, selectedId, today, zone } from '../state.ts';
+import { openId, projectColors, selectedId, today, zone } from '../state.ts';
 
 const PRIORITY_NAMES = ['', 'low', 'medium', 'high'];
 
@@ -23,7 +23,14 @@ export function TaskRow({ task, selected }: { readonly task: Task; readonly sele
         {task.title}
       </button>
       <span class="meta">
-        {task.project !== null && <span class="chip project">#{task.project}</span>}
+        {task.project !== null && (
+          <span class="chip project">
+            {projectColors.value.has(task.project) && (
+              <span class="dot" style={{ background: projectColors.value.get(task.project) }} aria-hidden="true" />
+            )}
+            #{task.project}
+          </span>
+        )}
         {task.context !== null && <span class="chip context">{task.context}</span>}
         {task.tags.map((tag) => (
           <span class="chip tag" key={tag}>
