@@ -15,6 +15,7 @@ import {
   signingIn,
   waiting,
 } from '../state.ts';
+import { savedSearches } from '../saved-searches.ts';
 import { routeOf } from '../views.ts';
 import { Details } from './Details.tsx';
 import { Help } from './Help.tsx';
@@ -22,6 +23,7 @@ import { onKeyDown } from './keyboard.ts';
 import { Nav } from './Nav.tsx';
 import { QuickAddField } from './QuickAddField.tsx';
 import { LabelsView } from './LabelsView.tsx';
+import { SearchSave } from './SearchSave.tsx';
 import { SettingsView } from './SettingsView.tsx';
 import { TaskList } from './TaskList.tsx';
 import { Toast } from './Toast.tsx';
@@ -42,7 +44,14 @@ function followHash(): void {
   route.value = routeOf(location.hash);
   menuOpen.value = false;
   selectedId.value = null;
-  search.value = '';
+  search.value = route.value.kind === 'search' ? route.value.query : '';
+}
+
+/** The view's name; a saved search's is the name it was saved under. */
+function title(): string {
+  const current = route.value;
+  if (current.kind !== 'search') return currentViewName.value;
+  return savedSearches.value.find((saved) => saved.query === current.query)?.name ?? 'Search';
 }
 
 function Banner() {
@@ -128,7 +137,7 @@ export function App() {
             </svg>
             <span class="visually-hidden">Menu</span>
           </button>
-          <h1>{currentViewName.value}</h1>
+          <h1>{title()}</h1>
           {!isSettings && (
             <input
               id="search"
@@ -142,6 +151,7 @@ export function App() {
               }}
             />
           )}
+          {!isSettings && <SearchSave />}
           <button
             type="button"
             class="icon-button"

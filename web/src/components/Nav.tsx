@@ -1,6 +1,7 @@
 import { signOut } from '../session.ts';
 import { useEffect, useRef } from 'preact/hooks';
 import type { Label } from '../api.ts';
+import { savedSearches } from '../saved-searches.ts';
 import { activeProjects, counts, menuOpen, route, sortedContexts } from '../state.ts';
 import { BOX_VIEWS, hashOf, type Route } from '../views.ts';
 import { NO_COLOR } from './LabelsView.tsx';
@@ -91,6 +92,16 @@ export function Nav() {
           <ul>
             {sortedContexts.value.map((context) => (
               <NavLink key={context.id} target={{ kind: 'context', id: context.id }} label={context.name} />
+            ))}
+          </ul>
+        </>
+      )}
+      {savedSearches.value.length > 0 && (
+        <>
+          <h2>Searches</h2>
+          <ul>
+            {savedSearches.value.map((saved) => (
+              <NavLink key={saved.name} target={{ kind: 'search', query: saved.query }} label={saved.name} />
             ))}
           </ul>
         </>
