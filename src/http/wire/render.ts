@@ -19,6 +19,7 @@ export function renderProject(project: Project, zone: string): string {
     `,"name":${jsonString(project.name)}` +
     `,"notes":${jsonString(project.notes)}` +
     `,"archived":${dateTimeOrNull(project.archived, zone)}` +
+    `,"color":${stringOrNull(project.color)}` +
     `,"deleted":${dateTimeOrNull(project.deleted, zone)}` +
     `,"created":${dateTime(project.created, zone)}` +
     `,"updated":${dateTime(project.updated, zone)}` +
