@@ -37,7 +37,7 @@ export function addTask(parsed: QuickAdd): string {
   const context = current.kind === 'context' ? contexts.value.get(current.id)?.name : undefined;
   if (project !== undefined) place.project = project;
   if (context !== undefined) place.context = context;
-  const task = quickAddTask(parsed, today.value, place);
+  const task = quickAddTask(parsed, today.value, place, zone.value);
   const id = randomId();
   send({
     id,
@@ -47,8 +47,13 @@ export function addTask(parsed: QuickAdd): string {
     ...(typeof task.context === 'string' ? { context: task.context } : {}),
     ...(task.tags === undefined || task.tags === null ? {} : { tags: task.tags }),
     ...(task.priority === undefined ? {} : { priority: task.priority }),
-    // quickAddTask gives a start as a calendar date (`YYYY-MM-DD`): midnight in the account's zone.
-    ...(typeof task.start_at === 'string' ? { start_at: wireDay(task.start_at), all_day: true } : {}),
+    // quickAddTask gives an all-day start as a calendar date (`YYYY-MM-DD`): midnight in the
+    // account's zone; a start with a time comes as the wire writes it.
+    ...(typeof task.start_at === 'string'
+      ? task.all_day === false
+        ? { start_at: task.start_at, all_day: false }
+        : { start_at: wireDay(task.start_at), all_day: true }
+      : {}),
   });
   return id;
 }

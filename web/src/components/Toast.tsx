@@ -9,9 +9,16 @@ export function Toast() {
       {offer !== null && (
         <>
           <span>{offer.message}</span>
-          <button type="button" onClick={undo}>
-            Undo
-          </button>
+          {offer.show !== undefined && (
+            <a href={offer.show} onClick={dismissUndo}>
+              Show
+            </a>
+          )}
+          {offer.revert !== undefined && (
+            <button type="button" onClick={undo}>
+              Undo
+            </button>
+          )}
           <button type="button" aria-label="Dismiss" onClick={dismissUndo}>
             ×
           </button>

@@ -30,7 +30,12 @@ function move(step: number): void {
 export function onKeyDown(event: KeyboardEvent): void {
   // A modal dialog (the delete confirmation) handles its own keys.
   if (document.querySelector('dialog[open]') !== null) return;
-  if ((event.ctrlKey || event.metaKey) && event.key === 'z' && undoOffer.value !== null && !isTyping(event.target)) {
+  if (
+    (event.ctrlKey || event.metaKey) &&
+    event.key === 'z' &&
+    undoOffer.value?.revert !== undefined &&
+    !isTyping(event.target)
+  ) {
     event.preventDefault();
     undo();
     return;
