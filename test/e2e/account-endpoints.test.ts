@@ -75,6 +75,12 @@ describe.each(ENGINES)('account endpoints on %s', { timeout: E2E_TEST_TIMEOUT_MS
       ['a wrong token', {}, { 'x-csrf-token': 'not-the-token' }],
       ['a foreign Origin', {}, { 'x-csrf-token': csrf, origin: 'https://evil.example' }],
       ['a null Origin', {}, { 'x-csrf-token': csrf, origin: 'null' }],
+      // Issue 21 item 6: the whole origin is compared, the scheme too.
+      [
+        'the same host over another scheme',
+        {},
+        { 'x-csrf-token': csrf, origin: server.origin.replace('http:', 'https:') },
+      ],
       ['cross-site fetch metadata', {}, { 'x-csrf-token': csrf, 'sec-fetch-site': 'cross-site' }],
     ];
     for (const [label, fields, headers] of cases) {
