@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskServiceClient } from '../../src/client/index.js';
 import { addUser, createToken, storeFlags, type StoreArgs } from './support/accounts.js';
+import { expectOneLine } from './support/one-line.js';
 import {
   cleanUpProcesses,
   E2E_TEST_TIMEOUT_MS,
@@ -103,6 +104,9 @@ describe('task-service user, client and token management commands', { timeout: E
     expect(relative.stderr).toContain('/cb');
     const fragment = await cli(['client', 'add', 'X', '--redirect-uri', 'https://a.example/cb#x']);
     expect(fragment.code).toBe(2);
+    // Issue 21 item 6: a script is no redirect URI, said in one line.
+    const script = await cli(['client', 'add', 'X', '--redirect-uri', 'javascript:alert(1)']);
+    expectOneLine(script, /^task-service: a redirect URI is https:, .*: javascript:alert\(1\)$/, 2);
   });
 
   it('token list shows id, name, scope, client, dates and state; revoke by id and by name end them at once', async () => {
