@@ -55,7 +55,12 @@ describe('task-service user, client and token management commands', { timeout: E
     expect(changed.stdout).toBe('');
     const empty = await cli(['user', 'passwd', 'changer', '--password-stdin'], '\n');
     expect(empty.code).toBe(2);
-    const unknown = await cli(['user', 'passwd', 'ghost', '--password-stdin'], 'x\n');
+    // Issue 21 item 6: the web form's rule, at least 8 characters, said the same way.
+    const short = await cli(['user', 'passwd', 'changer', '--password-stdin'], 'abc\n');
+    expectOneLine(short, /^task-service: a password has at least 8 characters$/, 2);
+    const shortNew = await cli(['user', 'add', 'shorty', '--password-stdin'], 'abc\n');
+    expectOneLine(shortNew, /^task-service: a password has at least 8 characters$/, 2);
+    const unknown = await cli(['user', 'passwd', 'ghost', '--password-stdin'], 'long enough\n');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('no such user: ghost');
     // Not a terminal and no --password-stdin: a clear refusal rather than a hang.
