@@ -11,6 +11,9 @@ export interface Session {
 /** A session not seen for this long is gone (ACCOUNTS.md section 2). */
 export const SESSION_IDLE_MICROS = 30 * MICROS_PER_DAY;
 
+/** A session this old is gone however often it is used (ACCOUNTS.md section 2: a year). */
+export const SESSION_LIFETIME_MICROS = 365 * MICROS_PER_DAY;
+
 /** An OAuth client as registered by an administrator. A public client has no secret. */
 export interface OAuthClient {
   /** 24 lowercase hex characters. */

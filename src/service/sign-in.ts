@@ -4,6 +4,7 @@ import {
   FAILURES_PER_USERNAME,
   refusedUntil,
   SESSION_IDLE_MICROS,
+  SESSION_LIFETIME_MICROS,
   THROTTLE_WINDOW_MICROS,
 } from '../domain/auth.js';
 import { MICROS_PER_SECOND, type Clock, type Micros } from '../domain/time.js';
@@ -186,7 +187,7 @@ export class SignInService {
     // Found: its account is known now, whichever way the session id led there.
     const key = { hash: found.hash, accountId: session.account.id };
     const at = this.now();
-    if (session.lastSeen <= at - SESSION_IDLE_MICROS) {
+    if (session.lastSeen <= at - SESSION_IDLE_MICROS || session.created <= at - SESSION_LIFETIME_MICROS) {
       await this.store.auth.deleteSession(key, at);
       return undefined;
     }
