@@ -1,9 +1,10 @@
-import { USERNAME_PATTERN, type Account } from '../domain/account.js';
+import { passwordRefusal, USERNAME_PATTERN, type Account } from '../domain/account.js';
 import {
   FAILURES_PER_ADDRESS,
   FAILURES_PER_USERNAME,
   refusedUntil,
   SESSION_IDLE_MICROS,
+  SESSION_LIFETIME_MICROS,
   THROTTLE_WINDOW_MICROS,
 } from '../domain/auth.js';
 import { MICROS_PER_SECOND, type Clock, type Micros } from '../domain/time.js';
@@ -99,7 +100,8 @@ export class SignInService {
     if (!USERNAME_PATTERN.test(username)) {
       return { ok: false, message: 'a username is 1-64 characters of letters, digits, and _ . @ -' };
     }
-    if (password.length < 8) return { ok: false, message: 'a password has at least 8 characters' };
+    const weak = passwordRefusal(password);
+    if (weak !== undefined) return { ok: false, message: weak };
     const at = this.now();
     // Sign-ups count against the address like failures, so a script cannot make accounts in bulk.
     if (
@@ -136,7 +138,8 @@ export class SignInService {
     next: string,
     address: string,
   ): Promise<PasswordChangeResult> {
-    if (next.length < 8) return { ok: false, message: 'a new password has at least 8 characters' };
+    const weak = passwordRefusal(next);
+    if (weak !== undefined) return { ok: false, message: weak };
     const at = this.now();
     const wrong = { ok: false, message: 'the current password is wrong' } as const;
     if (await this.#throttled(account.username, address, at)) return wrong;
@@ -184,7 +187,7 @@ export class SignInService {
     // Found: its account is known now, whichever way the session id led there.
     const key = { hash: found.hash, accountId: session.account.id };
     const at = this.now();
-    if (session.lastSeen <= at - SESSION_IDLE_MICROS) {
+    if (session.lastSeen <= at - SESSION_IDLE_MICROS || session.created <= at - SESSION_LIFETIME_MICROS) {
       await this.store.auth.deleteSession(key, at);
       return undefined;
     }

@@ -126,5 +126,9 @@ describe('sign-in pages', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
     const answer = await browser.signInAt('/login', 'alice', PASSWORD);
     expect(answer.status).toBe(303);
     expect(sessionCookie(answer.headers['set-cookie'])).toContain('Secure');
+    // Issue 21 item 6: HTTPS answers tell the browser to keep to HTTPS; plain HTTP ones cannot.
+    for (const path of ['/login', '/v1/tasks', '/nowhere'])
+      expect((await browser.get(path)).headers['strict-transport-security'], path).toBe('max-age=31536000');
+    expect((await new WebSession(server.origin).get('/login')).headers['strict-transport-security']).toBeUndefined();
   });
 });

@@ -48,6 +48,22 @@ describe('sign-in service', () => {
     expect(await store.auth.findSession(key)).toBeUndefined();
   });
 
+  it('a session in use ends a year after the sign-in all the same (issue 21 item 6)', async () => {
+    const result = await signIn.signIn('alice', PASSWORD, '10.0.0.1');
+    if (!result.ok) throw new Error('sign-in failed');
+    const key = secretKeyOf(result.sessionId);
+    // Used every 20 days, never idle for 30: live until its year is over.
+    for (let day = 20; day < 365; day += 20) {
+      now += 20 * MICROS_PER_DAY;
+      expect((await signIn.accountOf(result.sessionId))?.username, `day ${day}`).toBe('alice');
+    }
+    now += 5 * MICROS_PER_DAY - 1;
+    expect((await signIn.accountOf(result.sessionId))?.username).toBe('alice');
+    now += 1;
+    expect(await signIn.accountOf(result.sessionId)).toBeUndefined();
+    expect(await store.auth.findSession(key)).toBeUndefined();
+  });
+
   it('a token made to expire in a day is refused once the day is over', async () => {
     const token = await accounts.createToken('alice', 'write', 'for a day', 1);
     now += MICROS_PER_DAY - 1;

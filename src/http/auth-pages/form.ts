@@ -34,14 +34,15 @@ export function localPath(next: string | undefined, fallback: string): string {
 
 /**
  * The second guard against cross-site forms, besides the CSRF token: a browser's `Origin` (and
- * `Sec-Fetch-Site`) must name this site. Without either header, the token alone decides.
+ * `Sec-Fetch-Site`) must name this site, its whole origin (scheme, host and port: a page served
+ * over plain HTTP on the same host is another site). Without either header, the token alone decides.
  */
 export function comesFromThisSite(request: FastifyRequest): boolean {
   if (request.headers['sec-fetch-site'] === 'cross-site') return false;
   const origin = request.headers.origin;
   if (origin === undefined) return true;
   try {
-    return new URL(origin).host === request.host;
+    return new URL(origin).origin === new URL(originOf(request)).origin;
   } catch {
     return false;
   }
