@@ -43,8 +43,12 @@ export type SignUpResult =
 /** Why a Basic attempt failed: its password was the sign-in password, or nothing of the account's. */
 export type BasicRefusal = 'sign_in_password' | 'wrong';
 
-/** Throttle keys: one per username, one per client address (ACCOUNTS.md section 2). */
-const userKey = (username: string): string => `user:${username}`;
+/**
+ * Throttle keys (ACCOUNTS.md section 2): one per username from one address, one per address. A
+ * username is never slowed as a whole: a stranger guessing from one address must not lock its
+ * owner out from another (issue 21), so failures from many addresses slow those addresses only.
+ */
+const userKey = (username: string, address: string): string => `user:${username} from:${address}`;
 const addressKey = (address: string): string => `addr:${address}`;
 
 /**
@@ -66,11 +70,11 @@ export class SignInService {
     // An unknown name costs the same argon2 work as a wrong password.
     const matches = await verifyPassword(found === undefined ? await decoy() : found.passwordHash, password);
     if (found === undefined || !matches || found.account.disabled) {
-      await this.store.auth.recordFailure(userKey(username), at);
+      await this.store.auth.recordFailure(userKey(username, address), at);
       await this.store.auth.recordFailure(addressKey(address), at);
       return { ok: false };
     }
-    await this.store.auth.clearFailures(userKey(username));
+    await this.store.auth.clearFailures(userKey(username, address));
     return { ok: true, sessionId: await this.#startSession(found.account.id, at), account: found.account };
   }
 
@@ -84,7 +88,7 @@ export class SignInService {
     if (await this.#throttled(username, address, at)) return 'wrong';
     const found = USERNAME_PATTERN.test(username) ? await this.store.auth.findCredentials(username) : undefined;
     const matches = await verifyPassword(found === undefined ? await decoy() : found.passwordHash, password);
-    await this.store.auth.recordFailure(userKey(username), at);
+    await this.store.auth.recordFailure(userKey(username, address), at);
     await this.store.auth.recordFailure(addressKey(address), at);
     return found !== undefined && matches && !found.account.disabled ? 'sign_in_password' : 'wrong';
   }
@@ -138,7 +142,7 @@ export class SignInService {
     if (await this.#throttled(account.username, address, at)) return wrong;
     const found = await this.store.auth.findCredentials(account.username);
     if (found === undefined || !(await verifyPassword(found.passwordHash, current))) {
-      await this.store.auth.recordFailure(userKey(account.username), at);
+      await this.store.auth.recordFailure(userKey(account.username, address), at);
       await this.store.auth.recordFailure(addressKey(address), at);
       return wrong;
     }
@@ -202,7 +206,10 @@ export class SignInService {
 
   async #throttled(username: string, address: string, at: Micros): Promise<boolean> {
     const since = at - THROTTLE_WINDOW_MICROS;
-    const byUser = refusedUntil(await this.store.auth.failuresSince(userKey(username), since), FAILURES_PER_USERNAME);
+    const byUser = refusedUntil(
+      await this.store.auth.failuresSince(userKey(username, address), since),
+      FAILURES_PER_USERNAME,
+    );
     const byAddress = refusedUntil(
       await this.store.auth.failuresSince(addressKey(address), since),
       FAILURES_PER_ADDRESS,

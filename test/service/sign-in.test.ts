@@ -63,6 +63,28 @@ describe('sign-in service', () => {
     expect((await signIn.signIn('alice', PASSWORD, '10.0.0.3')).ok).toBe(true);
   });
 
+  it('a stranger guessing from one address never holds back the owner signing in from another (issue 21 item 3)', async () => {
+    // One wrong try every 0.2 s for 30 s from one address; the owner tries every 2 s from theirs.
+    let ownerIn = 0;
+    let strangerIn = 0;
+    for (let tick = 0; tick < 150; tick += 1) {
+      if ((await signIn.signIn('alice', `guess ${tick}`, '203.0.113.9')).ok) strangerIn += 1;
+      if (tick % 10 === 9 && (await signIn.signIn('alice', PASSWORD, '10.0.0.7')).ok) ownerIn += 1;
+      now += 200_000;
+    }
+    expect([ownerIn, strangerIn]).toEqual([15, 0]);
+    // The stranger's address stays slowed: even the right password is refused from it.
+    expect((await signIn.signIn('alice', PASSWORD, '203.0.113.9')).ok).toBe(false);
+  });
+
+  it('5 failures for one username from one address slow that username from that address only', async () => {
+    for (let i = 0; i < 5; i += 1) expect((await signIn.signIn('alice', 'wrong', '10.0.0.8')).ok).toBe(false);
+    expect((await signIn.signIn('alice', PASSWORD, '10.0.0.8')).ok).toBe(false);
+    // After the delay (a second after the fifth failure), the right password works again.
+    now += 1_000_000;
+    expect((await signIn.signIn('alice', PASSWORD, '10.0.0.8')).ok).toBe(true);
+  });
+
   it('a person changes their own password with the current one; every other session ends', async () => {
     const first = await signIn.signIn('alice', PASSWORD, '10.0.0.4');
     const account = await store.findAccount('alice');

@@ -40,6 +40,8 @@ export const search = signal('');
 export const selectedId = signal<string | null>(null);
 export const openId = signal<string | null>(null);
 export const helpOpen = signal(false);
+/** On a phone, whether the navigation is unfolded (the Menu button); a desktop always shows it. */
+export const menuOpen = signal(false);
 
 /** Today's date, refreshed every minute, so "today" and "tomorrow" follow the clock. */
 export const now = signal(Date.now());

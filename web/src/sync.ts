@@ -37,6 +37,8 @@ export class SyncEngine {
   private accountId: string | null = null;
   /** The copy's writes under way, in order. */
   private saving: Promise<void> = Promise.resolve();
+  /** The queue's entries being written to IndexedDB, in order. */
+  private keeping: Promise<void> = Promise.resolve();
   private readonly onWake = (): void => this.kick();
   /**
    * Per task, the revs that only this app's own writes produced, and the latest: a change made
@@ -97,9 +99,18 @@ export class SyncEngine {
     if (result.deleted === null) next.set(result.id, result);
     else next.delete(result.id);
     tasks.value = next;
-    const queued = await this.store.enqueue({ idempotencyKey: randomId(), body, baseRev: before?.rev ?? null }, result);
-    this.queue.push(queued);
+    // Queued at once, before IndexedDB has it: an answer to an earlier change arriving meanwhile
+    // lays the queue over the server's version, and this change must be part of that queue.
+    const pending: QueuedChange = { idempotencyKey: randomId(), body, baseRev: before?.rev ?? null };
+    this.queue.push(pending);
     waiting.value = this.queue.length;
+    const kept = this.store.enqueue(pending, result).then((queued) => {
+      const at = this.queue.indexOf(pending);
+      if (at !== -1) this.queue[at] = queued;
+    });
+    // A change IndexedDB could not keep is still sent while this page lives.
+    this.keeping = this.keeping.then(async () => kept).catch(() => undefined);
+    await kept;
     this.kick();
   }
 
@@ -172,6 +183,8 @@ export class SyncEngine {
   /** Sends the queue in order; stops (keeping the rest) when the server cannot be reached. */
   private async flush(): Promise<void> {
     while (this.queue.length > 0 && !this.stopped) {
+      // A change is sent only once IndexedDB keeps it, so that its answer can take it off again.
+      await this.keeping;
       const change = this.queue[0];
       if (change === undefined) break;
       const chain = this.ownRevs.get(change.body.id);

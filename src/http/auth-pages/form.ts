@@ -14,14 +14,22 @@ export function fieldsOf(parsed: unknown): Fields {
   return fields;
 }
 
+/** A base no request names: a path resolved against it and still on it is a path of this server. */
+const LOCAL_BASE = 'http://local.invalid';
+
 /**
  * A path on this server to go to after signing in: only a local absolute path, never `//host`
- * or `/\host` (which browsers read as another site), never a control character.
+ * or `/\host` (which browsers read as another site), never a control character. It is returned
+ * as the URL parser writes it, percent-encoded, so that it fits in a `Location` header (a raw
+ * U+2215 there threw after the session was made: issue 21).
  */
 export function localPath(next: string | undefined, fallback: string): string {
   if (next === undefined || !/^\/(?![/\\])/.test(next)) return fallback;
   const hasControl = [...next].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f);
-  return hasControl ? fallback : next;
+  if (hasControl) return fallback;
+  const url = new URL(next, LOCAL_BASE);
+  if (url.origin !== LOCAL_BASE) return fallback;
+  return `${url.pathname}${url.search}${url.hash}`;
 }
 
 /**

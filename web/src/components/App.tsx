@@ -3,6 +3,7 @@ import { signInAddress, signOut } from '../session.ts';
 import {
   currentViewName,
   helpOpen,
+  menuOpen,
   notice,
   online,
   openId,
@@ -23,6 +24,7 @@ import { Nav } from './Nav.tsx';
 import { QuickAddField } from './QuickAddField.tsx';
 import { SettingsView } from './SettingsView.tsx';
 import { TaskList } from './TaskList.tsx';
+import '../theme.ts';
 
 const SIGNED_OUT_MESSAGES = {
   'signed-out': 'You are signed out. This browser keeps none of your tasks.',
@@ -37,6 +39,7 @@ function followHash(): void {
   }
   performance.mark('view-switch');
   route.value = routeOf(location.hash);
+  menuOpen.value = false;
   selectedId.value = null;
   search.value = '';
 }
@@ -102,8 +105,28 @@ export function App() {
   return (
     <div class={openId.value === null ? 'app' : 'app with-details'}>
       <Nav />
+      {menuOpen.value && (
+        <button
+          type="button"
+          class="scrim phone-only"
+          aria-label="Close menu"
+          onClick={() => (menuOpen.value = false)}
+        />
+      )}
       <main>
         <header class="view-header">
+          <button
+            type="button"
+            class="icon-button phone-only"
+            aria-expanded={menuOpen.value}
+            aria-controls="main-nav"
+            onClick={() => (menuOpen.value = !menuOpen.value)}
+          >
+            <svg width="20" height="20" viewBox="0 0 20 20" aria-hidden="true">
+              <path d="M3 5h14M3 10h14M3 15h14" stroke="currentColor" stroke-width="2" stroke-linecap="round" />
+            </svg>
+            <span class="visually-hidden">Menu</span>
+          </button>
           <h1>{currentViewName.value}</h1>
           {!isSettings && (
             <input
@@ -120,7 +143,7 @@ export function App() {
           )}
           <button
             type="button"
-            class="help-button"
+            class="icon-button"
             aria-label="Keyboard shortcuts"
             onClick={() => (helpOpen.value = true)}
           >

@@ -15,7 +15,7 @@ export const SHORTCUTS: readonly (readonly [string, string])[] = [
 export function Help() {
   if (!helpOpen.value) return null;
   return (
-    <div class="help" role="dialog" aria-modal="true" aria-label="Keyboard shortcuts">
+    <div class="dialog help" role="dialog" aria-modal="true" aria-label="Keyboard shortcuts">
       <h2>Keyboard shortcuts</h2>
       <dl>
         {SHORTCUTS.map(([keys, action]) => (

@@ -1,5 +1,6 @@
 import { signOut } from '../session.ts';
-import { counts, route, sortedContexts, sortedProjects } from '../state.ts';
+import { useEffect, useRef } from 'preact/hooks';
+import { counts, menuOpen, route, sortedContexts, sortedProjects } from '../state.ts';
 import { BOX_VIEWS, hashOf, type Route } from '../views.ts';
 
 function isCurrent(target: Route, current: Route): boolean {
@@ -30,8 +31,18 @@ function NavLink({
 /** The boxes with their open counts, the projects and contexts, settings and sign-out. */
 export function Nav() {
   const open = counts.value;
+  const element = useRef<HTMLElement>(null);
+  const unfolded = menuOpen.value;
+  // Unfolded on a phone, the menu takes the focus, on the current view's link.
+  useEffect(() => {
+    if (unfolded) element.current?.querySelector<HTMLElement>('a[aria-current="page"], a')?.focus();
+  }, [unfolded]);
   return (
-    <nav aria-label="Main">
+    <nav aria-label="Main" id="main-nav" class={unfolded ? 'open' : undefined} ref={element}>
+      <div class="brand" aria-hidden="true">
+        <img src="/icon.svg" alt="" />
+        Task Service
+      </div>
       <ul>
         {BOX_VIEWS.map(({ view, name, box }) => (
           <NavLink

@@ -2,6 +2,7 @@ import { useSignal } from '@preact/signals';
 import { TaskServiceError, UnavailableError, type SettingsBody } from '../api.ts';
 import { api } from '../session.ts';
 import { settings } from '../state.ts';
+import { chooseTheme, theme, type Theme } from '../theme.ts';
 import { AppsSection } from './AppsSection.tsx';
 import { PasswordSection } from './PasswordSection.tsx';
 import { PhonesSection } from './PhonesSection.tsx';
@@ -98,6 +99,18 @@ function ProfileForm() {
       <p role="status" class="status">
         {status.value}
       </p>
+      <label class="field">
+        <span>Theme</span>
+        <select value={theme.value} onChange={(event) => chooseTheme(themeOf(event.currentTarget.value))}>
+          <option value="system">Same as the system</option>
+          <option value="light">Light</option>
+          <option value="dark">Dark</option>
+        </select>
+      </label>
     </form>
   );
+}
+
+function themeOf(value: string): Theme {
+  return value === 'light' || value === 'dark' ? value : 'system';
 }

@@ -1,6 +1,6 @@
 /** The keyboard shortcuts of WEB.md section 1, on the whole page. */
 import { setCompleted } from '../actions.ts';
-import { helpOpen, openId, rows, search, selectedId, tasks } from '../state.ts';
+import { helpOpen, menuOpen, openId, rows, search, selectedId, tasks } from '../state.ts';
 import { BOX_VIEWS, hashOf } from '../views.ts';
 
 function isTyping(target: EventTarget | null): boolean {
@@ -30,6 +30,7 @@ export function onKeyDown(event: KeyboardEvent): void {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   if (event.key === 'Escape') {
     if (helpOpen.value) helpOpen.value = false;
+    else if (menuOpen.value) menuOpen.value = false;
     else if (openId.value !== null) openId.value = null;
     else if (isTyping(event.target) && event.target instanceof HTMLElement) {
       if (event.target.id === 'search') search.value = '';
