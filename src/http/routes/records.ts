@@ -59,7 +59,7 @@ export function registerRecordRoutes<K extends SyncKind>(
     const query = readListQuery(request, zone);
     // Clients ask the same again and again, polling with their cursor or paging anew: an answer
     // is kept whole while the account stands still.
-    const key = `${account.id}|${resource.kind}|${zone}|${query.after?.epoch ?? ''}.${query.after?.rev ?? ''}|${query.updatedAfter ?? ''}|${query.limit ?? ''}`;
+    const key = `${account.id}|${resource.kind}|${zone}|${query.after?.epoch ?? ''}.${query.after?.rev ?? ''}.${query.after?.purgedRev ?? ''}|${query.updatedAfter ?? ''}|${query.limit ?? ''}`;
     // The head read with the token, when the store read it then, is as fresh as a read of its own.
     const kept = deps.answers.get(key, grant.head ?? (await listings.head(account.id)));
     if (kept !== undefined) return sendKept(request, reply, kept);
