@@ -9,6 +9,32 @@ export interface RecordsByKind {
 }
 export type SyncKind = keyof RecordsByKind;
 
+/** Every kind once: a kind added to RecordsByKind without its line here does not compile. */
+const KIND_LIST: { readonly [K in SyncKind]: K } = { task: 'task', project: 'project', context: 'context' };
+
+/** The kinds, in the order resources are listed and routes registered. */
+export const SYNC_KINDS: readonly SyncKind[] = Object.values(KIND_LIST);
+
+/** `A | B` as `A & B`: an intersection of functions is one overloaded function. */
+type IntersectionOf<U> = (U extends unknown ? (each: U) => void : never) extends (all: infer I) => void ? I : never;
+
+/**
+ * A maker of each kind's entry of a table T, typed once per kind (an overload for each), so the
+ * compiler checks that what it makes for every kind is that kind's entry. A function generic in
+ * the kind, `<K extends SyncKind>(kind: K) => …`, is one.
+ */
+export type EntryMaker<T extends { readonly [K in SyncKind]: unknown }> = IntersectionOf<
+  { readonly [K in SyncKind]: (kind: K) => T[K] }[SyncKind]
+>;
+
+/** A table with one entry per kind, each made by `make` for its own kind: it needs no line when a kind is added. */
+export function byKind<T extends { readonly [K in SyncKind]: unknown }>(make: EntryMaker<T>): T {
+  // The maker is typed once per kind (EntryMaker), so each entry is its kind's; the
+  // compiler cannot follow the kind through the loop.
+  const entry = make as (kind: SyncKind) => unknown;
+  return Object.fromEntries(SYNC_KINDS.map((kind) => [kind, entry(kind)])) as T;
+}
+
 /** A record about to be written: the store stamps `created` (on insert), `updated` and `rev`. */
 export interface DraftsByKind {
   readonly task: TaskDraft;

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Account } from '../domain/account.js';
 import type { LabelInput } from '../domain/label.js';
-import type { RecordsByKind, SyncKind, WriteOutcome } from '../domain/sync.js';
+import { SYNC_KINDS, type RecordsByKind, type SyncKind, type WriteOutcome } from '../domain/sync.js';
 import type { TaskInput } from '../domain/task.js';
 import type { WriteRequest } from '../service/idempotency.js';
 import type { Services } from '../service/services.js';
@@ -77,15 +77,12 @@ export const RECORD_RESOURCES: { readonly [K in SyncKind]: RecordResource<K> } =
   },
 };
 
-/** Hands each resource of the table to `visit`, typed by its own kind; a kind missing here does not compile. */
+/** Hands each resource of the table to `visit`, typed by its own kind, in the order of SYNC_KINDS. */
 export function eachResource(
   resources: typeof RECORD_RESOURCES,
   visit: <K extends SyncKind>(resource: RecordResource<K>) => void,
 ): void {
-  const visits: { readonly [K in SyncKind]: () => void } = {
-    task: () => visit(resources.task),
-    project: () => visit(resources.project),
-    context: () => visit(resources.context),
-  };
-  for (const register of Object.values(visits)) register();
+  // Generic in K, so that each resource is handed over typed by its own kind.
+  const visitKind = <K extends SyncKind>(kind: K): void => visit(resources[kind]);
+  for (const kind of SYNC_KINDS) visitKind(kind);
 }

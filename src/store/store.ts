@@ -5,6 +5,7 @@ import type { StorageUsage } from '../domain/storage-quota.js';
 import type { SecretKey } from '../domain/secret-key.js';
 import type { Micros } from '../domain/time.js';
 import type { AuthStore } from './auth-store.js';
+import type { ChangeFeed } from './change-feed.js';
 
 export interface ListQuery {
   /** Only changes with a larger `rev` (a cursor position). */
@@ -86,6 +87,8 @@ export interface Store {
   readonly engine: 'sqlite' | 'postgres';
   /** Sign-in, OAuth and token management (ACCOUNTS.md). */
   readonly auth: AuthStore;
+  /** This process's one change feed: account X's head moved (issue #24). */
+  readonly changes: ChangeFeed;
   /** Applies pending migrations; safe when several processes start at once. */
   migrate(): Promise<void>;
   /** Resolves when the store answers a trivial query. */

@@ -221,6 +221,10 @@ describe('the web app in Chromium against a real serve', { timeout: E2E_TEST_TIM
       .getByRole('checkbox', { name: 'Complete Pay rent' })
       .waitFor({ state: 'detached' });
     await details.getByRole('button', { name: 'Delete' }).click();
+    await page
+      .getByRole('alertdialog', { name: 'Delete this task?' })
+      .getByRole('button', { name: 'Delete for good' })
+      .click();
     await details.waitFor({ state: 'detached' });
     await eventually(async () => expect(await getTasks(fixture, token)).toEqual([]));
     expect(problems).toEqual([]);

@@ -16,6 +16,12 @@ export function writeAnswer(rendered: readonly string[], many: boolean): string 
 /** A list answer is `LIST_START`, the entries joined by commas, then `listEnd(…)`. */
 export const LIST_START = '{"entries":[';
 
+/** Whether a list answer's text holds no entry: what a request waiting for changes holds back. */
+export function isEmptyList(body: Buffer): boolean {
+  return body.subarray(0, EMPTY_START.length).equals(EMPTY_START);
+}
+const EMPTY_START = Buffer.from(`${LIST_START}]`);
+
 export function listEnd(cursor: SyncPosition, hasMore: boolean): string {
   return `],"cursor":"${encodeCursor(cursor)}","has_more":${String(hasMore)}}`;
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import type { SyncKind } from '../../domain/sync.js';
+import { SYNC_KINDS, type SyncKind } from '../../domain/sync.js';
 import type { PreparedWrite } from './speculative-tx.js';
 import { KIND_TABLES } from './tables.js';
 
@@ -20,10 +20,13 @@ import { KIND_TABLES } from './tables.js';
 /** SQLSTATE raised when the usage triggers counted other than predicted: the write is redone locked. */
 export const USAGE_MISMATCH_STATE = 'TSU01';
 
-/** The order the tables are written in, labels first; a new kind fails to compile until placed. */
-const WRITE_ORDER: { readonly [K in SyncKind]: number } = { project: 0, context: 1, task: 2 };
-// Object.keys types its keys as strings; they are exactly the SyncKind keys of the table above.
-const KINDS = (Object.keys(WRITE_ORDER) as SyncKind[]).sort((a, b) => WRITE_ORDER[a] - WRITE_ORDER[b]);
+/**
+ * The order the tables are written in: the labels a task names (the kinds with live names) first,
+ * then the other kinds, each in SYNC_KINDS order. No foreign key needs it, but it is part of the
+ * function's text, so of its name.
+ */
+const labelsFirst = (kind: SyncKind): number => (KIND_TABLES[kind].codec.liveNameIndex === null ? 1 : 0);
+const KINDS = [...SYNC_KINDS].sort((a, b) => labelsFirst(a) - labelsFirst(b));
 
 function upsertRows(table: string, columns: readonly string[], conflictUpdates: string): string {
   const list = columns.join(', ');

@@ -237,6 +237,23 @@ ALTER TABLE accounts
   ADD COLUMN restore_gap_before bigint NOT NULL DEFAULT 0;
 `;
 
+/**
+ * Issue #24: every process hears every commit. A row written to a synced table notifies the
+ * channel with "<account id> <kind>"; PostgreSQL sends notifications only at COMMIT, and folds
+ * the same text notified twice in one transaction into one, so a commit of 1,000 tasks is one
+ * notification. The channel's name is CHANGE_CHANNEL (change-listener.ts).
+ */
+const CHANGE_NOTIFICATIONS = `
+CREATE FUNCTION notify_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('task_service_changes', NEW.account_id::text || ' ' || TG_ARGV[0]);
+  RETURN NULL;
+END $$;
+CREATE TRIGGER tasks_notify AFTER INSERT OR UPDATE ON tasks FOR EACH ROW EXECUTE FUNCTION notify_change('task');
+CREATE TRIGGER projects_notify AFTER INSERT OR UPDATE ON projects FOR EACH ROW EXECUTE FUNCTION notify_change('project');
+CREATE TRIGGER contexts_notify AFTER INSERT OR UPDATE ON contexts FOR EACH ROW EXECUTE FUNCTION notify_change('context');
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: INITIAL_SCHEMA },
   { version: 2, name: 'idempotency answers', sql: IDEMPOTENCY_ANSWERS },
@@ -251,4 +268,5 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   { version: 8, name: 'project colors (CalDAV calendar-color)', sql: PROJECT_COLORS },
   { version: 9, name: 'store epoch in sync positions; what a restore lost', sql: STORE_IDENTITY },
+  { version: 11, name: 'every commit notifies the change feed', sql: CHANGE_NOTIFICATIONS },
 ];

@@ -20,6 +20,9 @@ import { readRecord } from './record-reads.js';
 import { Standings } from './standings.js';
 import { KIND_TABLES } from './tables.js';
 import { writeForAccount } from './write.js';
+import type { ChangeFeed } from '../change-feed.js';
+import { ChangeListeners, writeTold } from '../change-listeners.js';
+import { ChangeListener } from './change-listener.js';
 
 export type { PostgresOptions } from './pool.js';
 
@@ -40,14 +43,34 @@ export class PostgresStore implements Store {
   private readonly writeQueue = new AccountQueue();
   private readonly standings = new Standings();
   private closing: Promise<void> | undefined;
+  readonly #changes = new ChangeListeners();
+  readonly #listener: ChangeListener | undefined;
+  /**
+   * This process's commits, told as they commit, and every process's, heard through LISTEN on a
+   * connection of its own (opened on the first subscription). Without a URL to listen on (behind
+   * a pooler with no --database-listen-url) only this process's own commits are told.
+   */
+  readonly changes: ChangeFeed = {
+    subscribe: (listener) => {
+      this.#listener?.start();
+      return this.#changes.subscribe(listener);
+    },
+  };
 
   constructor(
     private readonly pool: pg.Pool,
     /** What the transactions this store opens set for themselves (Lease.begin). */
     private readonly timeouts: ServerTimeouts,
     private readonly now: () => Micros = nowMicros,
+    listenUrl?: string,
   ) {
     this.auth = new PostgresAuthStore(pool);
+    this.#listener = listenUrl === undefined ? undefined : new ChangeListener(listenUrl, this.#changes);
+  }
+
+  /** Whether the change feed hears other processes now: false behind a pooler without a URL to listen on, or while reconnecting. */
+  get hearsOthers(): boolean {
+    return this.#listener?.listening === true;
   }
 
   /** This process's connections, for the metrics: open, idle, and requests waiting for one. */
@@ -70,7 +93,7 @@ export class PostgresStore implements Store {
    * all. Closing again returns the same promise rather than failing.
    */
   close(): Promise<void> {
-    this.closing ??= this.pool.end();
+    this.closing ??= Promise.all([this.#listener?.close(), this.pool.end()]).then(() => undefined);
     return this.closing;
   }
 
@@ -121,8 +144,11 @@ export class PostgresStore implements Store {
   }
 
   write<T>(accountId: number, work: (tx: WriteTx) => Promise<T>): Promise<T> {
-    return this.writeQueue.run(accountId, () =>
-      guarded(() => writeForAccount(this.pool, accountId, work, this.now, this.standings)),
+    // Told here at once for this process's listeners; other processes hear it through NOTIFY.
+    return writeTold(this.#changes, accountId, work, (noted) =>
+      this.writeQueue.run(accountId, () =>
+        guarded(() => writeForAccount(this.pool, accountId, noted, this.now, this.standings)),
+      ),
     );
   }
 
@@ -167,5 +193,7 @@ export class PostgresStore implements Store {
 }
 
 export function openPostgresStore(options: PostgresOptions, clock?: () => Micros): PostgresStore {
-  return new PostgresStore(createPool(options), serverTimeouts(options), clock);
+  // Directly to the server a LISTEN stays put; through a pooler only when given a URL past it.
+  const listenUrl = options.listenUrl ?? (options.pooled === true ? undefined : options.url);
+  return new PostgresStore(createPool(options), serverTimeouts(options), clock, listenUrl);
 }

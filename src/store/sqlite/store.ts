@@ -27,6 +27,8 @@ import { GrantCache } from './grant-cache.js';
 import { GroupCommit } from './group-commit.js';
 import { UNSYNCED, WalSync, type CommitDurability } from './wal-sync.js';
 import { SqliteWriteTx } from './write-tx.js';
+import type { ChangeFeed } from '../change-feed.js';
+import { ChangeListeners, writeTold } from '../change-listeners.js';
 
 export interface SqliteStoreOptions {
   /** The database file; created when missing. */
@@ -110,6 +112,9 @@ export class SqliteStore implements Store {
   #writeStatements: WriteStatements | undefined;
   #readStatements: ReadStatements | undefined;
   #closing: Promise<void> | undefined;
+  readonly #changes = new ChangeListeners();
+  /** Every commit of this store, told once it is durable (issue #24). */
+  readonly changes: ChangeFeed = this.#changes;
 
   constructor(options: SqliteStoreOptions) {
     this.#file = options.file;
@@ -194,6 +199,11 @@ export class SqliteStore implements Store {
    * call `write` itself (it would wait for its own end).
    */
   write<T>(accountId: number, work: (tx: WriteTx) => Promise<T>): Promise<T> {
+    // This process is the only writer of the file: its own commits are every change there is.
+    return writeTold(this.#changes, accountId, work, (noted) => this.#writeGrouped(accountId, noted));
+  }
+
+  #writeGrouped<T>(accountId: number, work: (tx: WriteTx) => Promise<T>): Promise<T> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
     const grouped = this.#groupCommit.run(async () => {
       const writes = this.#writes();

@@ -15,6 +15,7 @@ import {
   signingIn,
   waiting,
 } from '../state.ts';
+import { savedSearches } from '../saved-searches.ts';
 import { routeOf } from '../views.ts';
 import { Details } from './Details.tsx';
 import { Help } from './Help.tsx';
@@ -22,8 +23,11 @@ import { onKeyDown } from './keyboard.ts';
 import { ListedAnewNotice } from './ListedAnewNotice.tsx';
 import { Nav } from './Nav.tsx';
 import { QuickAddField } from './QuickAddField.tsx';
+import { LabelsView } from './LabelsView.tsx';
+import { SearchSave } from './SearchSave.tsx';
 import { SettingsView } from './SettingsView.tsx';
 import { TaskList } from './TaskList.tsx';
+import { Toast } from './Toast.tsx';
 import '../theme.ts';
 
 const SIGNED_OUT_MESSAGES = {
@@ -41,7 +45,14 @@ function followHash(): void {
   route.value = routeOf(location.hash);
   menuOpen.value = false;
   selectedId.value = null;
-  search.value = '';
+  search.value = route.value.kind === 'search' ? route.value.query : '';
+}
+
+/** The view's name; a saved search's is the name it was saved under. */
+function title(): string {
+  const current = route.value;
+  if (current.kind !== 'search') return currentViewName.value;
+  return savedSearches.value.find((saved) => saved.query === current.query)?.name ?? 'Search';
 }
 
 function Banner() {
@@ -101,7 +112,7 @@ export function App() {
     );
   }
 
-  const isSettings = route.value.kind === 'settings';
+  const isSettings = route.value.kind === 'settings' || route.value.kind === 'labels';
   return (
     <div class={openId.value === null ? 'app' : 'app with-details'}>
       <Nav />
@@ -127,7 +138,7 @@ export function App() {
             </svg>
             <span class="visually-hidden">Menu</span>
           </button>
-          <h1>{currentViewName.value}</h1>
+          <h1>{title()}</h1>
           {!isSettings && (
             <input
               id="search"
@@ -141,6 +152,7 @@ export function App() {
               }}
             />
           )}
+          {!isSettings && <SearchSave />}
           <button
             type="button"
             class="icon-button"
@@ -153,7 +165,9 @@ export function App() {
         <Banner />
         <Notice />
         <ListedAnewNotice />
-        {isSettings ? (
+        {route.value.kind === 'labels' ? (
+          <LabelsView />
+        ) : isSettings ? (
           <SettingsView />
         ) : (
           <>
@@ -164,6 +178,7 @@ export function App() {
       </main>
       <Details />
       <Help />
+      <Toast />
     </div>
   );
 }

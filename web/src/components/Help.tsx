@@ -7,6 +7,7 @@ export const SHORTCUTS: readonly (readonly [string, string])[] = [
   ['x', 'Complete the selected task'],
   ['e or Enter', 'Open the selected task'],
   ['Escape', 'Close'],
+  ['Ctrl+Z', 'Undo the last complete, trash or move'],
   ['1 … 5', 'Inbox, Next, Scheduled, Someday, Waiting'],
   ['?', 'This list'],
 ];
