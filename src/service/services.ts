@@ -53,7 +53,7 @@ export function buildServices(store: Store, options: ServiceOptions = {}): Servi
     signIn: new SignInService(store, options.signup ?? false, now),
     oauth: new OAuthService(store, now),
     access: new AccountAccessService(store, now),
-    portability: new PortabilityService(store, quota),
+    portability: new PortabilityService(store, now, quota),
     health: () => store.ping(),
   };
 }

@@ -212,6 +212,20 @@ END $$;
 /** A project's color, as CalDAV clients set it; none for every project so far. */
 const PROJECT_COLORS = `ALTER TABLE projects ADD COLUMN color text;`;
 
+/**
+ * Issue #22. Subtasks, their order and reminders: the parent's id (children are read by it), the
+ * order, the reminders as JSON, and when the next of them falls due, indexed across accounts so
+ * that what falls due is one read (the firer's, like the sweep of idle sessions, administration).
+ */
+const SUBTASKS_AND_REMINDERS = `
+ALTER TABLE tasks ADD COLUMN parent_id text;
+ALTER TABLE tasks ADD COLUMN sort_order integer NOT NULL DEFAULT 0;
+ALTER TABLE tasks ADD COLUMN reminders text NOT NULL DEFAULT '[]';
+ALTER TABLE tasks ADD COLUMN reminder_due bigint;
+CREATE INDEX tasks_children ON tasks (account_id, parent_id) WHERE parent_id IS NOT NULL AND deleted IS NULL;
+CREATE INDEX tasks_reminder_due ON tasks (reminder_due) WHERE reminder_due IS NOT NULL;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: INITIAL_SCHEMA },
   { version: 2, name: 'idempotency answers', sql: IDEMPOTENCY_ANSWERS },
@@ -225,4 +239,5 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: SHARDABLE_SCHEMA,
   },
   { version: 8, name: 'project colors (CalDAV calendar-color)', sql: PROJECT_COLORS },
+  { version: 10, name: 'subtasks, sort order and reminders', sql: SUBTASKS_AND_REMINDERS },
 ];
