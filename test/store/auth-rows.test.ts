@@ -16,8 +16,18 @@ import { openTestPostgresStore, type OpenedPostgresStore } from './postgres-fixt
 
 /** Columns of these tables that are not sign-in's, and whose they are. */
 const COLUMNS_OF_OTHERS: Readonly<Record<string, readonly string[]>> = {
-  // The sync position and what the account stores: the store's, read with the synced kinds.
-  accounts: ['rev', 'last_updated', 'purged_rev', 'purged_updated', 'stored_records', 'stored_bytes'],
+  // The sync position, what a restore lost of it, and what the account stores: the store's, read
+  // with the synced kinds.
+  accounts: [
+    'rev',
+    'last_updated',
+    'purged_rev',
+    'purged_updated',
+    'restore_gap_after',
+    'restore_gap_before',
+    'stored_records',
+    'stored_bytes',
+  ],
 };
 
 /** A column as a schema has it: its declared type and whether it may hold null. */
