@@ -40,6 +40,8 @@ export class Admission {
   readonly #shedder: LoadShedder;
   readonly #bodyWaits: BodyWaits;
   readonly #metrics: ServiceMetrics | undefined;
+  /** Requests waiting for changes: admitted, but not counted in flight while they wait. */
+  readonly #resting = new WeakSet<object>();
   readonly #neverShed: (request: FastifyRequest) => boolean;
 
   constructor(options: AdmissionOptions) {
@@ -72,7 +74,7 @@ export class Admission {
     if (!hasBody(request.raw) && this.#neverShed(request)) return;
     if (!hasBody(request.raw)) {
       if (!this.#shedder.enter()) throw this.#refuse('load');
-      reply.raw.once('close', () => this.#shedder.leave());
+      reply.raw.once('close', () => this.#leave(reply));
       return;
     }
     if (!this.#shedder.accepts()) throw this.#refuse('load');
@@ -89,7 +91,26 @@ export class Admission {
     if (!hasBody(request.raw)) return;
     this.#bodyWaits.leave(request.raw);
     if (!this.#shedder.enterWithBody()) throw this.#refuse('load');
-    reply.raw.once('close', () => this.#shedder.leave());
+    reply.raw.once('close', () => this.#leave(reply));
+  }
+
+  /**
+   * A request that waits for changes (API.md 4.6) holds no work while it waits: it leaves the
+   * count in flight (so ten thousand of them do not shed everyone else) until the returned
+   * function counts it again, when it wakes up to read.
+   */
+  rest(reply: FastifyReply): () => void {
+    if (this.#resting.has(reply.raw)) return () => undefined;
+    this.#resting.add(reply.raw);
+    this.#shedder.leave();
+    return () => {
+      if (this.#resting.delete(reply.raw)) this.#shedder.reenter();
+    };
+  }
+
+  #leave(reply: FastifyReply): void {
+    // A request that ends while resting was taken off the count already.
+    if (!this.#resting.delete(reply.raw)) this.#shedder.leave();
   }
 
   #refuse(reason: Refusal): WireError {

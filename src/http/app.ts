@@ -138,7 +138,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     renderCache: new RenderCache(RENDER_CACHE_BOUNDS),
     answers: new AnswerCache(ANSWER_CACHE_BOUNDS),
     streams,
+    admission,
   };
+  // Requests waiting for changes are answered at once when the app closes (API.md 4.6).
+  app.addHook('preClose', async () => deps.services.waits.shutdown());
   eachResource(deps.resources ?? RECORD_RESOURCES, (resource) => registerRecordRoutes(app, recordDeps, resource));
 
   if (deps.caldav !== undefined) {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { PortableAccount, PortableTask } from '../../domain/portable.js';
+import { NEW_PORTABLE_TASK, type PortableAccount, type PortableTask } from '../../domain/portable.js';
 import type { Priority } from '../../domain/task.js';
 import type { Micros } from '../../domain/time.js';
 import { instantOfWallClock, isValidTimeZone } from '../../domain/zone.js';
@@ -139,6 +139,7 @@ function readProject(file: TodoistFile, zone: string, tasks: PortableTask[], unm
     const date = readDate(row, file.made, zone);
     if (date.note !== undefined) unmapped.push(`${where}: "${title}": ${date.note}`);
     last = {
+      ...NEW_PORTABLE_TASK,
       id: idOf(file.name, index, content),
       title,
       notes: row.get('DESCRIPTION') ?? '',

@@ -10,7 +10,7 @@ export interface HttpResponse {
 }
 
 export interface RequestOptions {
-  readonly method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly method?: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'REPORT';
   /** Path and query, e.g. `/v1/tasks?cursor=…`. */
   readonly path: string;
   readonly headers?: Readonly<Record<string, string>>;
