@@ -122,7 +122,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setErrorHandler(answerThrownWith(deps.log));
 
   registerHealthRoutes(app, { storeAnswers: deps.services.health, readiness: deps.readiness });
-  registerOpenApiRoutes(app);
+  registerOpenApiRoutes(app, { signup: deps.services.signIn.signupOpen });
   const gate: Gate = {
     accounts: deps.services.accounts,
     limiter: deps.rateLimitPerSecond

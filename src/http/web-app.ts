@@ -26,7 +26,7 @@ const HASHED_CACHE = 'public, max-age=31536000, immutable';
 /** The icons and the manifest have fixed names: kept a day, then asked for again. */
 const ICON_CACHE = 'public, max-age=86400';
 /** The app's files with fixed names besides the page and the service worker (web/public/). */
-const FIXED_FILES = ['favicon.ico', 'icon.svg', 'icon-maskable.svg', 'manifest.webmanifest'] as const;
+export const FIXED_FILES = ['favicon.ico', 'icon.svg', 'icon-maskable.svg', 'manifest.webmanifest'] as const;
 /** The page and the service worker name the current hashed files: always asked for again. */
 const UNHASHED_CACHE = 'no-cache';
 

@@ -6,6 +6,8 @@ import { SwitchableProxy } from '../store/postgres-proxy.js';
 import { startPgBouncer } from '../support/pgbouncer.js';
 import { createTestDatabase, TEST_DATABASE_BASE_URL, type TestDatabase } from '../support/postgres.js';
 import { newAccount } from './support/accounts.js';
+import { addUserWithPassword } from './support/auth-server.js';
+import { WebSession } from './support/web-session.js';
 import { oauth, request, startRequest, type HttpResponse } from './support/http.js';
 import { CommitCutProxy } from './support/commit-cut-proxy.js';
 import { KeepAliveClient } from './support/keep-alive.js';
@@ -113,8 +115,13 @@ function outageSuite(title: string, pooled: boolean): void {
     }
 
     it('answers E503 with Retry-After while the database is away, stays up, and serves again by itself', async () => {
-      const { proxy, server, token } = await setUp((target) => SwitchableProxy.start(target));
+      const { database, proxy, server, token } = await setUp((target) => SwitchableProxy.start(target));
       const auth = oauth(token);
+      // Issue 21 item 6: the signed-in browser's /account endpoints answer the outage as /v1 does.
+      const browserStore = { dataDir: await makeTempDir('pg-outage-admin'), databaseUrl: database.url };
+      await addUserWithPassword(browserStore, 'outage-browser', 'correct horse battery');
+      const browser = new WebSession(server.origin);
+      await browser.signIn('outage-browser', 'correct horse battery');
       const created = bodyOf(
         await request(server.origin, {
           path: '/v1/tasks',
@@ -149,6 +156,8 @@ function outageSuite(title: string, pooled: boolean): void {
           ),
           timed(request(server.origin, { path: '/v1/settings', headers: auth })),
           timed(request(server.origin, { path: '/healthz' })),
+          timed(browser.get('/account/session')),
+          timed(browser.get('/account/tokens')),
         ]);
         for (const { response, ms } of answers) {
           expectUnavailable(response);

@@ -11,7 +11,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServices } from '../../src/service/services.js';
 import { buildApp, type AppDeps } from '../../src/http/app.js';
-import { loadWebApp } from '../../src/http/web-app.js';
+import { FIXED_FILES, loadWebApp } from '../../src/http/web-app.js';
 import { call, ENGINES, type Harness } from '../support/harness.js';
 import { expectError, ok, taskList } from './support/api.js';
 import { useHarness } from './support/setup.js';
@@ -70,21 +70,21 @@ describe.each(ENGINES)('limits and retries on %s', (engine) => {
     it("never sheds the web app's own files, which are a lookup in memory", async () => {
       const dir = await mkdtemp(path.join(tmpdir(), 'task-service-web-'));
       await mkdir(path.join(dir, 'assets'));
-      const files: ReadonlyArray<readonly [string, string]> = [
-        ['index.html', '<!doctype html>'],
-        ['sw.js', '//'],
-        ['favicon.ico', 'icon'],
-        ['assets/app-1a2b.js', '//'],
-        ['assets/manifest-3c4d.webmanifest', '{}'],
-      ];
-      for (const [name, text] of files) await writeFile(path.join(dir, name), text);
+      const names = ['index.html', 'sw.js', ...FIXED_FILES, 'assets/app-1a2b.js', 'assets/app-3c4d.css'];
+      for (const name of names) await writeFile(path.join(dir, name), 'x');
       const app = await appOn(suite().harness, {
         loadLimits: { maxInFlight: 0, maxEventLoopDelayMs: 10_000 },
         webApp: await loadWebApp(dir),
       });
       try {
         const { user } = await suite().newClient();
-        for (const url of ['/', '/sw.js', '/favicon.ico', '/assets/app-1a2b.js', '/assets/manifest-3c4d.webmanifest'])
+        for (const url of [
+          '/',
+          '/sw.js',
+          ...FIXED_FILES.map((name) => `/${name}`),
+          '/assets/app-1a2b.js',
+          '/assets/app-3c4d.css',
+        ])
           expect((await app.inject({ url })).statusCode, url).toBe(200);
         // Everything else is shed as before: the API, and a path that only looks like an asset.
         expectError(await call(app, { url: '/v1/tasks', token: user.token }), { ...E503, reqdata: '' });

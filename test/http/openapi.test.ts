@@ -272,6 +272,26 @@ describe('the OpenAPI document', () => {
   });
 });
 
+// Issue 21 item 6: a server without --signup answers E002 at /signup, so it does not document it.
+describe('the OpenAPI document of a server without --signup', () => {
+  const suite = useHarness('sqlite', { services: { signup: false }, app: { webAuth: true } });
+
+  it('names every route this app registers, /signup not among them', async () => {
+    const answer = (await call(suite().harness.app, { url: '/openapi.json' })).json;
+    const served: Json = isRecord(answer) ? answer : {};
+    const registered = registeredRoutes(suite().harness.app.printRoutes({ commonPrefix: false }));
+    expect(registered).not.toContain('GET /signup');
+    expect(documentedRoutes(served).sort()).toEqual(registered.sort());
+    // The rest is the whole document's.
+    const { paths: allPaths, ...rest } = openApiDocument();
+    expect(served).toMatchObject(rest);
+    expect(Object.keys(isRecord(served['paths']) ? served['paths'] : {})).toEqual(
+      Object.keys(isRecord(allPaths) ? allPaths : {}).filter((path) => path !== '/signup'),
+    );
+    expect((await call(suite().harness.app, { url: '/docs' })).text).not.toContain('<code>/signup</code>');
+  });
+});
+
 describe('the OpenAPI document, under load', () => {
   // Every request is shed: the answer of each must be the documented E503, pages and account too.
   const suite = useHarness('sqlite', {

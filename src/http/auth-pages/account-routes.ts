@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { StoreUnavailableError } from '../../domain/errors.js';
 import { WireError } from '../wire/errors.js';
 import {
   ACCOUNT_ERROR_STATUS,
@@ -39,6 +40,11 @@ export function registerAccountRoutes(scope: FastifyInstance, deps: WebAuthDeps)
     }
     // A request the app's hooks refused (shed under load): the app's own answer, E503 with Retry-After.
     if (error instanceof WireError) throw error;
+    // The store away: answered as /v1 answers it, E503 with Retry-After, for the app to retry.
+    if (error instanceof StoreUnavailableError) {
+      deps.log.warn({ err: error, path: request.routeOptions.url }, 'store unavailable');
+      throw WireError.unavailable();
+    }
     if (isCsrfFailure(error)) {
       const message = 'the request came from another site, or its CSRF token is missing or stale';
       return sendAccountJson(reply, 403, renderAccountError('forbidden', message));

@@ -287,8 +287,17 @@ function buildDocument(): JsonSchema {
 
 let built: JsonSchema | undefined;
 
-/** The document, built once per process (it depends on nothing but the code). */
+/** The document, built once per process (it depends on nothing but the code): every route, `/signup` included. */
 export function openApiDocument(): JsonSchema {
   built ??= buildDocument();
   return built;
+}
+
+/** The document of one server: without `/signup` when it runs without `--signup`, where it is unknown (E002). */
+export function servedDocument(options: { readonly signup: boolean }): JsonSchema {
+  const whole = openApiDocument();
+  if (options.signup) return whole;
+  const paths = whole['paths'];
+  if (typeof paths !== 'object' || paths === null) return whole;
+  return { ...whole, paths: Object.fromEntries(Object.entries(paths).filter(([path]) => path !== '/signup')) };
 }

@@ -1,11 +1,14 @@
 import Database from 'better-sqlite3';
-import { rename, rm, stat } from 'node:fs/promises';
+import { chmod, rename, rm, stat, writeFile } from 'node:fs/promises';
 import type { BackupProgress, BackupSummary } from '../backups.js';
 
 /** Steps per pass: enough for a smooth progress bar, few enough to cost nothing. */
 const STEPS_PER_PASS = 100;
 /** The most pages one step may copy (SQLite's int): "all that remain". */
 const ALL_REMAINING_PAGES = 0x7fffffff;
+
+/** Read and write for the file's owner, nothing for anyone else. */
+export const OWNER_ONLY = 0o600;
 
 /** How long the backup's connection waits for the writer of the live store (a checkpoint). */
 const BUSY_TIMEOUT_MS = 5000;
@@ -29,6 +32,9 @@ export async function backupSqliteFile(
   onProgress: (progress: BackupProgress) => void,
 ): Promise<BackupSummary> {
   const partial = `${destination}.partial-${process.pid}`;
+  // Made first, for its owner only (it holds every account's data and password hashes): SQLite
+  // keeps the mode of a file it writes into (issue 21).
+  await writeFile(partial, '', { mode: OWNER_ONLY });
   const live = new Database(source, { fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
   let restarts = 0;
   try {
@@ -48,6 +54,8 @@ export async function backupSqliteFile(
       },
     });
     checkCopy(partial);
+    // Whatever the umask or an earlier file left: the finished backup is its owner's only.
+    await chmod(partial, OWNER_ONLY);
     await rename(partial, destination);
   } catch (error) {
     await rm(partial, { force: true });

@@ -1,8 +1,9 @@
 import Database from 'better-sqlite3';
-import { copyFileSync, existsSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, renameSync, rmSync } from 'node:fs';
 import type { Micros } from '../../domain/time.js';
 import { UnrestorableError } from '../backups.js';
 import type { SqliteDatabase } from './connection.js';
+import { OWNER_ONLY } from './backup.js';
 import { NEW_EPOCH_SQL } from './epoch.js';
 import { applyMigrations, MIGRATIONS } from './migrations.js';
 
@@ -117,6 +118,8 @@ function readAccountRevs(file: string): AccountRevs {
  */
 export function prepareRestoredCopy(backup: string, copy: string, replaced: ReplacedHeads, now: Micros): RestoredCopy {
   copyFileSync(backup, copy);
+  // The store to be is its owner's only, whatever mode the backup file had (issue 21).
+  chmodSync(copy, OWNER_ONLY);
   try {
     const db = new Database(copy, { fileMustExist: true });
     try {
