@@ -54,6 +54,22 @@ export interface AccountHead {
 }
 
 /**
+ * A place in an account's changes, as a cursor or a CalDAV sync token carries it: a change number
+ * in one life of the store. `epoch` names that life: new when the store is made and at each
+ * restore, so a position from before a restore, or from another store, is known to be one.
+ */
+export interface SyncPosition {
+  readonly epoch: string;
+  readonly rev: number;
+}
+
+/** A position as a client hands it back: `epoch` null when it was handed out before epochs (a `c1.` cursor). */
+export interface ReturnedPosition {
+  readonly epoch: string | null;
+  readonly rev: number;
+}
+
+/**
  * What a write answered, kept as domain data: the records as stored, the zone they were shown in,
  * and whether the request named one record or several. A replay is rendered from it anew.
  */

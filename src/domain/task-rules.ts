@@ -1,6 +1,6 @@
 import { invalid } from './errors.js';
 import { icalExtrasProblem } from './ical-extras.js';
-import type { Label, Task, TaskDraft, TaskInput } from './task.js';
+import { NEW_TASK, type Label, type Task, type TaskDraft, type TaskInput } from './task.js';
 import type { Micros } from './time.js';
 import { isValidRepeater, nextOccurrence } from './repeat.js';
 import { startOfDay } from './zone.js';
@@ -31,24 +31,7 @@ export function mergeTask(existing: Task | undefined, input: TaskInput, context:
       input.id === undefined ? 'required' : 'required: no task has this id, so this would create one',
     );
   }
-  const base: TaskDraft = existing ?? {
-    id: input.id ?? context.newId,
-    title: '',
-    notes: '',
-    attribute: 'inbox',
-    allDay: false,
-    startAt: null,
-    endAt: null,
-    completed: null,
-    trashed: null,
-    deleted: null,
-    project: null,
-    context: null,
-    tags: [],
-    priority: 0,
-    repeater: null,
-    icalExtras: '',
-  };
+  const base: TaskDraft = existing ?? { ...NEW_TASK, id: input.id ?? context.newId };
 
   const allDay = pick(input.allDay, base.allDay);
   const dayOf = (value: Micros | null): Micros | null =>
@@ -73,23 +56,18 @@ export function mergeTask(existing: Task | undefined, input: TaskInput, context:
   const icalExtrasRefused = input.icalExtras === undefined ? undefined : icalExtrasProblem(input.icalExtras);
   if (icalExtrasRefused !== undefined) throw invalid('ical_extras', icalExtrasRefused);
 
+  // The fields without a rule of their own here take the client's value when it sent one.
+  const { id, project, context: contextRef, ifRev, ...sent } = input;
   const merged: TaskDraft = {
-    id: base.id,
-    title: pick(input.title, base.title),
-    notes: pick(input.notes, base.notes),
+    ...base,
+    ...sent,
     attribute,
     allDay,
     startAt,
     endAt,
-    completed: pick(input.completed, base.completed),
-    trashed: pick(input.trashed, base.trashed),
-    deleted: pick(input.deleted, base.deleted),
     project: pick(context.project, base.project),
     context: pick(context.context, base.context),
     tags: input.tags === undefined ? base.tags : [...new Set(input.tags)],
-    priority: pick(input.priority, base.priority),
-    repeater: pick(input.repeater, base.repeater),
-    icalExtras: pick(input.icalExtras, base.icalExtras),
   };
   return completesRepetition(base, merged) ? advanceRepetition(merged, context.zone) : merged;
 }

@@ -48,26 +48,111 @@ export type TaskDraft = Omit<Task, 'created' | 'updated' | 'rev'>;
  */
 export type LabelRef = { readonly name: string; readonly id?: string } | { readonly id: string } | null;
 
-/** A task as a client sent it, already parsed into typed values: absent fields stay unchanged. */
-export interface TaskInput {
-  readonly id?: string;
-  readonly title?: string;
-  readonly notes?: string;
-  readonly attribute?: Attribute;
-  readonly allDay?: boolean;
-  readonly startAt?: Micros | null;
-  readonly endAt?: Micros | null;
-  readonly completed?: Micros | null;
-  readonly trashed?: Micros | null;
-  readonly deleted?: Micros | null;
+/**
+ * A task as a client sent it, already parsed into typed values: absent fields stay unchanged.
+ * Every field of the record, but its labels given by reference (found or made by the use case),
+ * and `ifRev`, the change number the client last saw. `icalExtras` is set by imports only: a
+ * request of the API has no field for it, so its changes keep it.
+ */
+export type TaskInput = {
+  readonly [F in Exclude<keyof TaskDraft, 'project' | 'context'>]?: TaskDraft[F];
+} & {
   readonly project?: LabelRef;
   readonly context?: LabelRef;
-  readonly tags?: readonly string[];
-  readonly priority?: Priority;
-  readonly repeater?: string | null;
-  /** Set by imports only: a request of the API has no field for it, so its changes keep it. */
-  readonly icalExtras?: string;
   readonly ifRev?: number;
+};
+
+/** A new task's fields, before the client's are applied (its id and title the client's). */
+export const NEW_TASK: Omit<TaskDraft, 'id'> = {
+  title: '',
+  notes: '',
+  attribute: 'inbox',
+  allDay: false,
+  startAt: null,
+  endAt: null,
+  completed: null,
+  trashed: null,
+  deleted: null,
+  project: null,
+  context: null,
+  tags: [],
+  priority: 0,
+  repeater: null,
+  icalExtras: '',
+};
+
+/**
+ * What the service knows of each field of a task, described once (the wire's part is in
+ * http/wire/task-fields.ts, the storage's in store/kinds/records.ts): when two values are the
+ * same, so that an import writes nothing that would not change (every field counts: what a
+ * client sees, and the iCalendar lines the next export writes), and the iCalendar properties it
+ * maps to, which service/formats/vtodo.ts writes from the field rather than keeping them.
+ */
+export interface TaskFieldRule<V> {
+  readonly same: (stored: V, draft: V) => boolean;
+  readonly ical: readonly string[];
+}
+
+function exact<V>(stored: V, draft: V): boolean {
+  return stored === draft;
+}
+
+function sameLabel(stored: Label | null, draft: Label | null): boolean {
+  return (
+    stored === draft || (stored !== null && draft !== null && stored.id === draft.id && stored.name === draft.name)
+  );
+}
+
+function sameList(stored: readonly string[], draft: readonly string[]): boolean {
+  return stored.length === draft.length && stored.every((item, index) => item === draft[index]);
+}
+
+function field<V>(same: (stored: V, draft: V) => boolean, ...ical: string[]): TaskFieldRule<V> {
+  return { same, ical };
+}
+
+export const TASK_FIELDS: { readonly [F in keyof TaskDraft]: TaskFieldRule<TaskDraft[F]> } = {
+  id: field(exact, 'uid'),
+  title: field(exact, 'summary'),
+  notes: field(exact, 'description'),
+  attribute: field(exact),
+  allDay: field(exact),
+  startAt: field(exact, 'dtstart'),
+  endAt: field(exact, 'due'),
+  completed: field(exact, 'completed', 'status', 'percent-complete'),
+  trashed: field(exact),
+  deleted: field(exact),
+  project: field(sameLabel),
+  context: field(sameLabel),
+  tags: field(sameList, 'categories'),
+  priority: field(exact, 'priority'),
+  repeater: field(exact, 'rrule'),
+  icalExtras: field(exact),
+};
+
+export type TaskField = keyof TaskDraft;
+
+/** Whether one field of two tasks holds the same value, by its rule. */
+export function sameField<F extends TaskField>(
+  name: F,
+  stored: Pick<TaskDraft, F>,
+  draft: Pick<TaskDraft, F>,
+): boolean {
+  const rule: TaskFieldRule<TaskDraft[F]> = TASK_FIELDS[name];
+  return rule.same(stored[name], draft[name]);
+}
+
+/** The fields of a task, in the order of TASK_FIELDS. */
+export const TASK_FIELD_NAMES: readonly TaskField[] = fieldNames(TASK_FIELDS);
+
+function fieldNames(table: { readonly [F in TaskField]: unknown }): TaskField[] {
+  const names: TaskField[] = [];
+  for (const name in table) if (isTaskField(name, table)) names.push(name);
+  return names;
+}
+
+function isTaskField(name: string, table: { readonly [F in TaskField]: unknown }): name is TaskField {
+  return Object.hasOwn(table, name);
 }
 
 export const TASK_LIMITS = {

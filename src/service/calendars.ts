@@ -16,7 +16,7 @@ import type { Project } from '../domain/label.js';
 import { firstTextProblem } from '../domain/portable-text.js';
 import type { PortableTask } from '../domain/portable.js';
 import type { StorageQuota } from '../domain/storage-quota.js';
-import { TASK_LIMITS, type Task, type TaskInput } from '../domain/task.js';
+import { sameField, TASK_FIELD_NAMES, TASK_LIMITS, type Task, type TaskField, type TaskInput } from '../domain/task.js';
 import type { Clock } from '../domain/time.js';
 import type { Store, WriteTx } from '../store/store.js';
 import { CalendarDataError, readCalendarResource } from './formats/calendar-resource.js';
@@ -95,24 +95,22 @@ function inputOf(read: PortableTask, collection: CollectionId, box: boolean, exi
       : existing.attribute === 'plan' && read.startAt === null
         ? 'inbox'
         : existing.attribute;
+  const { attribute: sentAttribute, trashed, project, ...fields } = read;
   return {
-    id: read.id,
-    title: read.title,
-    notes: read.notes,
+    ...fields,
     ...(attribute === undefined ? {} : { attribute }),
-    allDay: read.allDay,
-    startAt: read.startAt,
-    endAt: read.endAt,
-    completed: read.completed,
     trashed: null,
     deleted: null,
     project: collection.kind === 'inbox' ? null : { id: collection.projectId },
-    context: read.context,
-    tags: read.tags,
-    priority: read.priority,
-    repeater: read.repeater,
-    icalExtras: read.icalExtras,
   };
+}
+
+/** The fields a VTODO does not carry back as a client stored it (the collection is the project). */
+const NOT_SENT_BACK = ['id', 'attribute', 'trashed', 'deleted', 'project', 'context'] as const;
+const NOT_SENT_BACK_SET: ReadonlySet<TaskField> = new Set(NOT_SENT_BACK);
+
+function sentBack(name: TaskField): name is Exclude<TaskField, (typeof NOT_SENT_BACK)[number]> {
+  return !NOT_SENT_BACK_SET.has(name);
 }
 
 /** Whether the stored task says what the VTODO said: then the client's copy is the stored one. */
@@ -120,17 +118,7 @@ function storedAsSent(stored: Task, read: PortableTask): boolean {
   const contextName = stored.context?.name ?? null;
   const readContext = read.context !== null && 'name' in read.context ? read.context.name : null;
   return (
-    stored.title === read.title &&
-    stored.notes === read.notes &&
-    stored.allDay === read.allDay &&
-    stored.startAt === read.startAt &&
-    stored.endAt === read.endAt &&
-    stored.completed === read.completed &&
-    stored.repeater === read.repeater &&
-    stored.priority === read.priority &&
-    contextName === readContext &&
-    stored.tags.join('\n') === read.tags.join('\n') &&
-    stored.icalExtras === read.icalExtras
+    contextName === readContext && TASK_FIELD_NAMES.every((name) => !sentBack(name) || sameField(name, stored, read))
   );
 }
 

@@ -2,6 +2,7 @@ import type { Account, SettingsPatch } from '../domain/account.js';
 import { DomainError } from '../domain/errors.js';
 import type { LabelInput } from '../domain/label.js';
 import {
+  portableOf,
   IMPORT_PREVIEW_SIZE,
   type PortableAccount,
   type PortableContext,
@@ -218,23 +219,7 @@ export class PortabilityService {
           archived: project.archived,
         })),
         contexts: contexts.map((context) => ({ id: context.id, name: context.name })),
-        tasks: tasks.map((task) => ({
-          id: task.id,
-          title: task.title,
-          notes: task.notes,
-          attribute: task.attribute,
-          allDay: task.allDay,
-          startAt: task.startAt,
-          endAt: task.endAt,
-          completed: task.completed,
-          trashed: task.trashed,
-          project: task.project === null ? null : { id: task.project.id },
-          context: task.context === null ? null : { id: task.context.id },
-          tags: task.tags,
-          priority: task.priority,
-          repeater: task.repeater,
-          icalExtras: task.icalExtras,
-        })),
+        tasks: tasks.map(portableOf),
         unmapped: [],
       },
     };

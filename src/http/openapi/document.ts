@@ -8,7 +8,7 @@
 import type { SyncKind } from '../../domain/sync.js';
 import { KEY_MAX } from '../idempotency-key.js';
 import { RECORD_RESOURCES } from '../resources.js';
-import { LIMIT_MAX } from '../schemas/list-query.js';
+import { LIMIT_MAX, WAIT_MAX_SECONDS, WAIT_MIN_SECONDS } from '../schemas/list-query.js';
 import { TASK_LIMITS } from '../../domain/task.js';
 import type { Retcode } from '../wire/errors.js';
 import { buildComponentSchemas, componentRef, oneOrMany, resourceComponents, type JsonSchema } from './components.js';
@@ -44,6 +44,13 @@ const LIST_PARAMETERS: JsonSchema[] = [
     in: 'query',
     description: 'At most this many entries; `has_more` then says whether `cursor` continues the listing.',
     schema: { type: 'integer', minimum: 1, maximum: LIMIT_MAX },
+  },
+  {
+    name: 'wait',
+    in: 'query',
+    description:
+      'With `cursor`: when nothing changed since, hold the answer until something does or this many seconds pass (then the empty answer).',
+    schema: { type: 'integer', minimum: WAIT_MIN_SECONDS, maximum: WAIT_MAX_SECONDS },
   },
 ];
 
