@@ -57,16 +57,23 @@ export interface AccountHead {
  * A place in an account's changes, as a cursor or a CalDAV sync token carries it: a change number
  * in one life of the store. `epoch` names that life: new when the store is made and at each
  * restore, so a position from before a restore, or from another store, is known to be one.
+ * `purgedRev` is the account's purge mark when it was handed out: a purge since then, and only
+ * that, can have taken changes after it away.
  */
 export interface SyncPosition {
   readonly epoch: string;
   readonly rev: number;
+  readonly purgedRev: number;
 }
 
-/** A position as a client hands it back: `epoch` null when it was handed out before epochs (a `c1.` cursor). */
+/**
+ * A position as a client hands it back: `epoch` null when it was handed out before epochs (a
+ * `c1.` cursor, which carries no purge mark either: 0).
+ */
 export interface ReturnedPosition {
   readonly epoch: string | null;
   readonly rev: number;
+  readonly purgedRev: number;
 }
 
 /**

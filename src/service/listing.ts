@@ -52,7 +52,11 @@ export class Listing<T extends { readonly rev: number }> {
 
   /** Where the next call continues: after the last record when cut, else "everything up to now". */
   get cursor(): SyncPosition {
-    return { epoch: this.snapshot.identity.epoch, rev: this.cut ? this.lastRev : this.snapshot.headRev };
+    return {
+      epoch: this.snapshot.identity.epoch,
+      rev: this.cut ? this.lastRev : this.snapshot.headRev,
+      purgedRev: this.snapshot.purgedRev,
+    };
   }
 
   /** Where the account stood at the snapshot: the same head always gives the same answer. */
@@ -74,8 +78,9 @@ function continuable(after: ReturnedPosition, snapshot: ListSnapshot<unknown>): 
     beforeAll || (after.epoch === null ? snapshot.identity.legacyPositions : after.epoch === snapshot.identity.epoch);
   // Past the head: no position this life handed out (a forged one, or a store's copy gone back).
   if (!sameLife || after.rev > snapshot.headRev) return false;
-  // Marks of 0 mean nothing was purged.
-  return !(snapshot.purgedRev > 0 && after.rev < snapshot.purgedRev);
+  // Tombstones after the position were purged since it was handed out: their deletions are lost
+  // to it. A position handed out after the purge (page 2 of a listing made since) lost nothing.
+  return !(after.rev < snapshot.purgedRev && after.purgedRev < snapshot.purgedRev);
 }
 
 /**
@@ -122,7 +127,7 @@ export class ListingService {
   /** Where the account stands now, as a position a client can continue from. */
   async position(accountId: number): Promise<SyncPosition> {
     const [head, identity] = await Promise.all([this.head(accountId), this.store.identity()]);
-    return { epoch: identity.epoch, rev: head.rev };
+    return { epoch: identity.epoch, rev: head.rev, purgedRev: head.purgedRev };
   }
 
   /** Where the account stands now; an unknown account has no head. */

@@ -152,7 +152,7 @@ describe('sync positions across a restore (SQLite)', () => {
     expect(await store.identity()).toMatchObject({ legacyPositions: true });
     const id = 1;
     await writeTasks(store, id, 't', 3);
-    const legacy: ReturnedPosition = { epoch: null, rev: 1 };
+    const legacy: ReturnedPosition = { epoch: null, rev: 1, purgedRev: 0 };
     expect(await ids(store, id, { after: legacy })).toEqual(['t1', 't2']);
     const backup = path.join(dir, 'backup.sqlite');
     await sqliteBackups(live).backup(backup, () => undefined);
@@ -163,18 +163,50 @@ describe('sync positions across a restore (SQLite)', () => {
     expect(await ids(store, id, { after: legacy })).toBe('expired');
   });
 
+  it('continues page 2 of a listing made after a purge, and expires a cursor from before it', async () => {
+    const store = open();
+    await store.migrate();
+    const { id } = await store.createAccount({ username: 'a', passwordHash: null, timezone: 'UTC' });
+    await writeTasks(store, id, 't', 25);
+    const early = await page(store, id, { limit: 5 });
+    time += SECOND;
+    await store.write(id, (tx) => tx.put('task', taskDraft('t20', { deleted: time })));
+    const everything = await page(store, id, {});
+    time += SECOND;
+    expect(await store.purge(time)).toBe(1);
+
+    const first = await page(store, id, { limit: 10 });
+    expect(first.cursor.rev).toBeLessThan(everything.cursor.rev);
+    expect(await ids(store, id, { after: first.cursor, limit: 10 })).toEqual([
+      't10',
+      't11',
+      't12',
+      't13',
+      't14',
+      't15',
+      't16',
+      't17',
+      't18',
+      't19',
+    ]);
+    // Handed out before the purge, before the purged deletion: it would never learn of it.
+    expect(await ids(store, id, { after: early.cursor })).toBe('expired');
+    // Handed out before the purge, after the deletion: it lost nothing.
+    expect(await ids(store, id, { after: everything.cursor })).toEqual([]);
+  });
+
   it('refuses a cursor without an epoch on a store made after epochs, and one past the head', async () => {
     const store = open();
     await store.migrate();
     expect(await store.identity()).toMatchObject({ legacyPositions: false });
     const { id } = await store.createAccount({ username: 'a', passwordHash: null, timezone: 'UTC' });
     await writeTasks(store, id, 't', 2);
-    expect(await ids(store, id, { after: { epoch: null, rev: 1 } })).toBe('expired');
+    expect(await ids(store, id, { after: { epoch: null, rev: 1, purgedRev: 0 } })).toBe('expired');
     // Before every change, a position names none: it is good in any store.
-    expect(await ids(store, id, { after: { epoch: null, rev: 0 } })).toEqual(['t0', 't1']);
-    expect(await ids(store, id, { after: { epoch: 'another', rev: 0 } })).toEqual(['t0', 't1']);
+    expect(await ids(store, id, { after: { epoch: null, rev: 0, purgedRev: 0 } })).toEqual(['t0', 't1']);
+    expect(await ids(store, id, { after: { epoch: 'another', rev: 0, purgedRev: 0 } })).toEqual(['t0', 't1']);
     const { epoch } = await store.identity();
-    expect(await ids(store, id, { after: { epoch, rev: 1 } })).toEqual(['t1']);
-    expect(await ids(store, id, { after: { epoch, rev: 3 } })).toBe('expired');
+    expect(await ids(store, id, { after: { epoch, rev: 1, purgedRev: 0 } })).toEqual(['t1']);
+    expect(await ids(store, id, { after: { epoch, rev: 3, purgedRev: 0 } })).toBe('expired');
   });
 });

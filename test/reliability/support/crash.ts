@@ -163,7 +163,7 @@ function startCursor(dataDir: string): string {
   try {
     const epoch = db.prepare<[], string>('SELECT epoch FROM store_identity').pluck().get();
     if (epoch === undefined) throw new Error('the store has no epoch');
-    return encodeCursor({ epoch, rev: 0 });
+    return encodeCursor({ epoch, rev: 0, purgedRev: 0 });
   } finally {
     db.close();
   }
