@@ -31,7 +31,10 @@ export interface PortableContext {
  * stored task's, but for its labels, given by id (our JSON) or by name (other formats: found, or
  * made, by name), and what the store keeps of its own (tombstone, stamps).
  */
-export interface PortableTask extends Omit<Task, 'deleted' | 'project' | 'context' | 'created' | 'updated' | 'rev'> {
+export interface PortableTask extends Omit<
+  Task,
+  'deleted' | 'project' | 'context' | 'reminderDue' | 'created' | 'updated' | 'rev'
+> {
   readonly project: LabelRef;
   readonly context: LabelRef;
 }
@@ -40,13 +43,13 @@ export interface PortableTask extends Omit<Task, 'deleted' | 'project' | 'contex
 export const NEW_PORTABLE_TASK: Omit<PortableTask, 'id'> = withoutTombstone(NEW_TASK);
 
 function withoutTombstone(task: Omit<TaskDraft, 'id'>): Omit<PortableTask, 'id'> {
-  const { deleted, ...fields } = task;
+  const { deleted, reminderDue, ...fields } = task;
   return fields;
 }
 
 /** A stored task as an export writes it: its labels by id, without its tombstone and stamps. */
 export function portableOf(task: Task): PortableTask {
-  const { deleted, created, updated, rev, project, context, ...fields } = task;
+  const { deleted, reminderDue, created, updated, rev, project, context, ...fields } = task;
   return {
     ...fields,
     project: project === null ? null : { id: project.id },

@@ -4,6 +4,7 @@ import { NEW_TASK, type Label, type Task, type TaskDraft, type TaskInput } from 
 import type { Micros } from './time.js';
 import { isValidRepeater, nextOccurrence } from './repeat.js';
 import { startOfDay } from './zone.js';
+import { nextReminderDue, remindersOf } from './reminders.js';
 
 /** What the use case resolved before the rules run: a fresh id, labels looked up by name or id. */
 export interface MergeContext {
@@ -12,6 +13,10 @@ export interface MergeContext {
   /** undefined: the request did not touch it. */
   readonly project: Label | null | undefined;
   readonly context: Label | null | undefined;
+  /** The time of the change: reminders that fell due before it are not planned again. */
+  readonly now: Micros;
+  /** An id for a new reminder. */
+  readonly newReminderId: () => string;
 }
 
 function pick<T>(value: T | undefined, fallback: T): T {
@@ -57,7 +62,10 @@ export function mergeTask(existing: Task | undefined, input: TaskInput, context:
   if (icalExtrasRefused !== undefined) throw invalid('ical_extras', icalExtrasRefused);
 
   // The fields without a rule of their own here take the client's value when it sent one.
-  const { id, project, context: contextRef, ifRev, ...sent } = input;
+  if (input.parentId !== undefined && input.parentId === base.id) {
+    throw invalid('parent_id', 'a task cannot be its own parent');
+  }
+  const { id, project, context: contextRef, ifRev, reminders, ...sent } = input;
   const merged: TaskDraft = {
     ...base,
     ...sent,
@@ -68,8 +76,10 @@ export function mergeTask(existing: Task | undefined, input: TaskInput, context:
     project: pick(context.project, base.project),
     context: pick(context.context, base.context),
     tags: input.tags === undefined ? base.tags : [...new Set(input.tags)],
+    reminders: reminders === undefined ? base.reminders : remindersOf(reminders, context.newReminderId),
   };
-  return completesRepetition(base, merged) ? advanceRepetition(merged, context.zone) : merged;
+  const moved = completesRepetition(base, merged) ? advanceRepetition(merged, context.zone) : merged;
+  return { ...moved, reminderDue: nextReminderDue(moved, context.now) };
 }
 
 /** True when this change marks an open repeating task done. */

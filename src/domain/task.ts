@@ -11,6 +11,23 @@ export interface Label {
   readonly name: string;
 }
 
+/** The date a relative reminder counts back from. */
+export const REMINDER_ANCHORS = ['start', 'end'] as const;
+export type ReminderAnchor = (typeof REMINDER_ANCHORS)[number];
+
+/**
+ * A reminder (contract section 4.5): at an instant, or some minutes before the task's start or
+ * deadline (of the current occurrence, for a repeating task). `id` is the server's.
+ */
+export type Reminder =
+  | { readonly id: string; readonly at: Micros }
+  | { readonly id: string; readonly before: number; readonly of: ReminderAnchor };
+
+/** A reminder as a client sends it: its id when it sends back one it read, else none yet. */
+export type ReminderInput =
+  | { readonly id?: string; readonly at: Micros }
+  | { readonly id?: string; readonly before: number; readonly of: ReminderAnchor };
+
 /** A task as stored: every field set. Text is raw (never escaped). */
 export interface Task {
   readonly id: string;
@@ -28,6 +45,17 @@ export interface Task {
   readonly tags: readonly string[];
   readonly priority: Priority;
   readonly repeater: string | null;
+  /** The task this one is a subtask of (contract section 4.4); always in its parent's project. */
+  readonly parentId: string | null;
+  /** Order among siblings and in lists: ascending, then by `created`. */
+  readonly sortOrder: number;
+  readonly reminders: readonly Reminder[];
+  /**
+   * When the next of its reminders fires, from the time of the task's last change (so one that
+   * fell due before it is not planned again); null when none will (done, trashed, deleted, or no
+   * reminder ahead). Derived by mergeTask, stored and indexed so that what falls due is one read.
+   */
+  readonly reminderDue: Micros | null;
   /**
    * The properties of an imported iCalendar VTODO that no field takes (another app's `X-…`, `GEO`,
    * `URL`…), as their unfolded content lines, each ended by CRLF; `''` for none. Kept for the next
@@ -55,10 +83,11 @@ export type LabelRef = { readonly name: string; readonly id?: string } | { reado
  * request of the API has no field for it, so its changes keep it.
  */
 export type TaskInput = {
-  readonly [F in Exclude<keyof TaskDraft, 'project' | 'context'>]?: TaskDraft[F];
+  readonly [F in Exclude<keyof TaskDraft, 'project' | 'context' | 'reminders' | 'reminderDue'>]?: TaskDraft[F];
 } & {
   readonly project?: LabelRef;
   readonly context?: LabelRef;
+  readonly reminders?: readonly ReminderInput[];
   readonly ifRev?: number;
 };
 
@@ -78,6 +107,10 @@ export const NEW_TASK: Omit<TaskDraft, 'id'> = {
   tags: [],
   priority: 0,
   repeater: null,
+  parentId: null,
+  sortOrder: 0,
+  reminders: [],
+  reminderDue: null,
   icalExtras: '',
 };
 
@@ -107,6 +140,26 @@ function sameList(stored: readonly string[], draft: readonly string[]): boolean 
   return stored.length === draft.length && stored.every((item, index) => item === draft[index]);
 }
 
+function sameReminder(stored: Reminder, draft: Reminder): boolean {
+  if ('at' in stored) return 'at' in draft && stored.id === draft.id && stored.at === draft.at;
+  return 'before' in draft && stored.id === draft.id && stored.before === draft.before && stored.of === draft.of;
+}
+
+function sameReminders(stored: readonly Reminder[], draft: readonly Reminder[]): boolean {
+  return (
+    stored.length === draft.length &&
+    stored.every((item, index) => {
+      const other = draft[index];
+      return other !== undefined && sameReminder(item, other);
+    })
+  );
+}
+
+/** Derived from the others: it changes only with them, or with time, which is no change to import. */
+function derived(): boolean {
+  return true;
+}
+
 function field<V>(same: (stored: V, draft: V) => boolean, ...ical: string[]): TaskFieldRule<V> {
   return { same, ical };
 }
@@ -127,6 +180,10 @@ export const TASK_FIELDS: { readonly [F in keyof TaskDraft]: TaskFieldRule<TaskD
   tags: field(sameList, 'categories'),
   priority: field(exact, 'priority'),
   repeater: field(exact, 'rrule'),
+  parentId: field(exact),
+  sortOrder: field(exact),
+  reminders: field(sameReminders),
+  reminderDue: field(derived),
   icalExtras: field(exact),
 };
 
@@ -163,4 +220,10 @@ export const TASK_LIMITS = {
   tagMax: 100,
   /** The kept iCalendar properties of one task, in characters: a few dozen lines of another app. */
   icalExtrasMax: 32_768,
+  remindersMax: 10,
+  /** A relative reminder comes at most four weeks before its date, in minutes. */
+  reminderBeforeMax: 40_320,
+  /** sort_order is a 32-bit integer on both engines. */
+  sortOrderMin: -2_147_483_648,
+  sortOrderMax: 2_147_483_647,
 } as const;

@@ -68,12 +68,21 @@ export interface WriteTx {
   findLive<K extends NamedKind>(kind: K, name: string): Promise<RecordsByKind[K] | undefined>;
   /** Live tasks that carry the project or context, for renames and deletions. */
   withLabel(kind: NamedKind, id: string): Promise<readonly Task[]>;
+  /** Live tasks whose parent is one of these, this transaction's puts included: a subtree, level by level. */
+  childrenOf(parentIds: readonly string[]): Promise<readonly Task[]>;
   /** What the account stores now, this transaction's writes included (kept by the engine). */
   usage(): Promise<StorageUsage>;
   /** The outcome kept for a retry key of this account, if any. */
   findKept(key: string): Promise<KeptOutcome | undefined>;
   /** Keeps (or replaces) the outcome for a retry key, committed with the writes it answers. */
   keep(key: string, requestHash: string, outcome: WriteOutcome): Promise<void>;
+}
+
+/** A task whose next reminder falls due: which account's, which task, when. */
+export interface DueReminder {
+  readonly accountId: number;
+  readonly taskId: string;
+  readonly due: Micros;
 }
 
 /** The first outcome of a write under a retry key, replayed to retries. */
@@ -124,6 +133,12 @@ export interface Store {
    * `deleted` their client sent, remembering per account what was purged.
    */
   purge(deletedBefore: Micros): Promise<number>;
+  /**
+   * The tasks of every account whose next reminder (Task.reminderDue) falls due by `until`,
+   * earliest first, at most `limit`: one read of an index on that time alone, so it costs the
+   * same however many tasks the store holds (administration: the firer of reminders).
+   */
+  dueReminders(until: Micros, limit: number): Promise<readonly DueReminder[]>;
   /** Drops the outcomes kept for retry keys before `createdBefore`: a sweep over every account (administration). */
   forgetKept(createdBefore: Micros): Promise<number>;
 }

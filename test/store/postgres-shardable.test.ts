@@ -30,6 +30,8 @@ const TABLES_NOT_BY_ACCOUNT: Readonly<Record<string, string>> = {
 const INDEXES_NOT_BY_ACCOUNT: Readonly<Record<string, string>> = {
   sessions_by_last_seen:
     'used only by the sweep that forgets idle sessions of every account (administration); each shard keeps its own',
+  tasks_reminder_due:
+    'the due-reminder read of every account at once (Store.dueReminders, the firer of reminders); each shard keeps its own',
 };
 
 interface IndexRow {

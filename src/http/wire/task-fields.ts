@@ -8,11 +8,22 @@
  */
 import { z } from 'zod';
 import { LABEL_NAME_MAX } from '../../domain/label.js';
-import { ATTRIBUTES, TASK_LIMITS, type Label, type LabelRef, type Task, type TaskInput } from '../../domain/task.js';
+import {
+  ATTRIBUTES,
+  TASK_LIMITS,
+  type Label,
+  type LabelRef,
+  type Reminder,
+  type ReminderAnchor,
+  type ReminderInput,
+  type Task,
+  type TaskInput,
+} from '../../domain/task.js';
 import type { Micros } from '../../domain/time.js';
 import { dateField, readDateField } from '../schemas/dates.js';
 import { text } from '../schemas/text.js';
-import { formatDateTime } from './dates.js';
+import { DATE_TIME_EXPECTED, formatDateTime } from './dates.js';
+import { WireError } from './errors.js';
 import { jsonString } from './json.js';
 
 /** `%Y-%m-%d %H:%M:%S %z`, the only date-time form the service writes. */
@@ -112,6 +123,54 @@ function labelMembers(kind: 'project' | 'context', label: Label | null): string 
 
 function isPriority(value: number): value is Task['priority'] {
   return value === 0 || value === 1 || value === 2 || value === 3;
+}
+
+/** The name of a reminder's date on the wire, by anchor. */
+const ANCHOR_FIELD: { readonly [A in ReminderAnchor]: 'start_at' | 'end_at' } = { start: 'start_at', end: 'end_at' };
+
+const wireReminder = z
+  .union([
+    z.strictObject({ id: escaped, at: wireDateTime }),
+    z.strictObject({ id: escaped, before: z.int().min(0), of: z.enum(['start_at', 'end_at']) }),
+  ])
+  .meta({ description: "A reminder: at a date-time, or `before` minutes before the task's `start_at` or `end_at`." });
+
+/**
+ * A reminder in a body: `at`, or `before` and `of`; the ranges (how many, how long before) are the
+ * domain's rules (domain/reminders.ts), which every writer meets, not only this route.
+ */
+const reminderIn = z.object({
+  id: text(1, 64).optional(),
+  at: z.unknown().optional(),
+  before: z.number().optional(),
+  of: z.enum(['start_at', 'end_at']).optional(),
+});
+
+function readReminder(raw: z.output<typeof reminderIn>, index: number, zone: string): ReminderInput {
+  const id = raw.id === undefined ? {} : { id: raw.id };
+  if (raw.at !== undefined) {
+    const at = readDateField(raw.at, `reminders[${index}].at`, zone);
+    if (at === null || at === undefined) throw WireError.invalidParameter(`reminders[${index}].at`, DATE_TIME_EXPECTED);
+    return { ...id, at };
+  }
+  if (raw.before === undefined || raw.of === undefined) {
+    throw WireError.invalidParameter(`reminders[${index}]`, 'needs `at`, or `before` and `of`');
+  }
+  return { ...id, before: raw.before, of: raw.of === 'start_at' ? 'start' : 'end' };
+}
+
+function renderReminders(reminders: readonly Reminder[], zone: string): string {
+  let json = '[';
+  let separator = '';
+  for (const reminder of reminders) {
+    json +=
+      separator +
+      ('at' in reminder
+        ? `{"id":${jsonString(reminder.id)},"at":${dateTime(reminder.at, zone)}}`
+        : `{"id":${jsonString(reminder.id)},"before":${reminder.before},"of":"${ANCHOR_FIELD[reminder.of]}"}`);
+    separator = ',';
+  }
+  return `${json}]`;
 }
 
 /** Every field of a task on the wire, in the order an answer writes them. */
@@ -218,6 +277,32 @@ export const TASK_WIRE = {
     in: { repeater: text(0, 1000).nullable().optional() },
     read: (raw) => (raw.repeater === undefined ? {} : { repeater: raw.repeater === '' ? null : raw.repeater }),
   }),
+  parentId: wireField({
+    out: { parent_id: escaped.nullable() },
+    render: (task) => `"parent_id":${stringOrNull(task.parentId)}`,
+    in: { parent_id: z.string().regex(TASK_LIMITS.idPattern).or(z.literal('')).nullable().optional() },
+    read: (raw) =>
+      raw.parent_id === undefined
+        ? {}
+        : { parentId: raw.parent_id === '' || raw.parent_id === null ? null : raw.parent_id },
+  }),
+  sortOrder: wireField({
+    out: { sort_order: z.int() },
+    render: (task) => `"sort_order":${task.sortOrder}`,
+    in: { sort_order: z.int().min(TASK_LIMITS.sortOrderMin).max(TASK_LIMITS.sortOrderMax).optional() },
+    read: (raw) => (raw.sort_order === undefined ? {} : { sortOrder: raw.sort_order }),
+  }),
+  reminders: wireField({
+    out: { reminders: z.array(wireReminder) },
+    render: (task, zone) => `"reminders":${renderReminders(task.reminders, zone)}`,
+    in: { reminders: z.array(reminderIn).nullable().optional() },
+    read: (raw, zone) =>
+      raw.reminders === undefined
+        ? {}
+        : { reminders: (raw.reminders ?? []).map((item, index) => readReminder(item, index, zone)) },
+  }),
+  // Derived by the service, stored for the due-reminder read: no client sets or sees it.
+  reminderDue: wireField({ out: {}, render: null, in: {}, read: () => ({}) }),
   // Kept for the next iCalendar export only: the API neither shows nor takes it.
   icalExtras: wireField({ out: {}, render: null, in: {}, read: () => ({}) }),
   created: shownOnly({ created: wireDateTime }, (task, zone) => `"created":${dateTime(task.created, zone)}`),

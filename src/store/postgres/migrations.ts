@@ -254,6 +254,20 @@ CREATE TRIGGER projects_notify AFTER INSERT OR UPDATE ON projects FOR EACH ROW E
 CREATE TRIGGER contexts_notify AFTER INSERT OR UPDATE ON contexts FOR EACH ROW EXECUTE FUNCTION notify_change('context');
 `;
 
+/**
+ * Issue #22. Subtasks, their order and reminders: the parent's id (children are read by it), the
+ * order, the reminders as JSON, and when the next of them falls due, indexed across accounts so
+ * that what falls due is one read (the firer's, like the sweep of idle sessions, administration).
+ */
+const SUBTASKS_AND_REMINDERS = `
+ALTER TABLE tasks ADD COLUMN parent_id text;
+ALTER TABLE tasks ADD COLUMN sort_order integer NOT NULL DEFAULT 0;
+ALTER TABLE tasks ADD COLUMN reminders text NOT NULL DEFAULT '[]';
+ALTER TABLE tasks ADD COLUMN reminder_due bigint;
+CREATE INDEX tasks_children ON tasks (account_id, parent_id) WHERE parent_id IS NOT NULL AND deleted IS NULL;
+CREATE INDEX tasks_reminder_due ON tasks (reminder_due) WHERE reminder_due IS NOT NULL;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: INITIAL_SCHEMA },
   { version: 2, name: 'idempotency answers', sql: IDEMPOTENCY_ANSWERS },
@@ -268,5 +282,6 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   { version: 8, name: 'project colors (CalDAV calendar-color)', sql: PROJECT_COLORS },
   { version: 9, name: 'store epoch in sync positions; what a restore lost', sql: STORE_IDENTITY },
+  { version: 10, name: 'subtasks, sort order and reminders', sql: SUBTASKS_AND_REMINDERS },
   { version: 11, name: 'every commit notifies the change feed', sql: CHANGE_NOTIFICATIONS },
 ];

@@ -14,7 +14,7 @@ import { encodeOutcome } from '../kinds/kept-outcome.js';
 import { countedBytes, storedRecord } from '../kinds/records.js';
 import { Stamper } from '../stamp.js';
 import type { KeptOutcome, WriteTx } from '../store.js';
-import { readKept, readLiveLabel, readRecord, readTasksWithLabel } from './record-reads.js';
+import { readChildren, readKept, readLiveLabel, readRecord, readTasksWithLabel } from './record-reads.js';
 import type { Standing } from './standings.js';
 import { KIND_TABLES } from './tables.js';
 
@@ -147,6 +147,20 @@ export class SpeculativeWriteTx implements WriteTx {
     const carries = (task: Task): boolean =>
       task.deleted === null && (kind === 'project' ? task.project : task.context)?.id === id;
     const put = [...pending.values()].map(({ record }) => record).filter(carries);
+    return [...stored.filter((task) => !pending.has(task.id)), ...put].sort((a, b) => a.rev - b.rev);
+  }
+
+  async childrenOf(parentIds: readonly string[]): Promise<readonly Task[]> {
+    this.#assertOpen();
+    if (parentIds.length === 0) return [];
+    this.#reads += 1;
+    const stored = await readChildren(this.pool, this.accountId, parentIds);
+    for (const task of stored) this.#learn('task', task);
+    const parents = new Set(parentIds);
+    const pending = this.#puts.task;
+    const isChild = (task: Task): boolean =>
+      task.deleted === null && task.parentId !== null && parents.has(task.parentId);
+    const put = [...pending.values()].map(({ record }) => record).filter(isChild);
     return [...stored.filter((task) => !pending.has(task.id)), ...put].sort((a, b) => a.rev - b.rev);
   }
 

@@ -154,6 +154,7 @@ function prepareWriter<K extends SyncKind>(db: SqliteDatabase, kind: K): RecordW
 export interface LabelReads {
   findLive<K extends NamedKind>(kind: K, accountId: number, name: string): RecordsByKind[K] | undefined;
   withLabel(kind: NamedKind, accountId: number, labelId: string): RecordsByKind['task'][];
+  childrenOf(accountId: number, parentIds: readonly string[]): RecordsByKind['task'][];
 }
 
 export function prepareLabelReads(db: SqliteDatabase): LabelReads {
@@ -184,10 +185,19 @@ export function prepareLabelReads(db: SqliteDatabase): LabelReads {
     context: liveByName('context'),
   };
   const labelled = { project: tasksWith('project'), context: tasksWith('context') };
+  const children = db
+    .prepare<[accountId: number, parentIds: string], Tuple>(
+      `SELECT ${selectList(SQLITE_KINDS.task)} FROM tasks INDEXED BY tasks_children
+       WHERE account_id = ? AND parent_id IN (SELECT value FROM json_each(?))
+         AND parent_id IS NOT NULL AND deleted IS NULL ORDER BY rev`,
+    )
+    .raw();
   return {
     findLive: (kind, accountId, name) => live[kind](accountId, name),
     withLabel: (kind, accountId, labelId) =>
       labelled[kind].all(accountId, labelId).map((row) => SQLITE_KINDS.task.fromTuple(row)),
+    childrenOf: (accountId, parentIds) =>
+      children.all(accountId, JSON.stringify(parentIds)).map((row) => SQLITE_KINDS.task.fromTuple(row)),
   };
 }
 

@@ -220,6 +220,20 @@ ALTER TABLE accounts ADD COLUMN restore_gap_after  INTEGER NOT NULL DEFAULT 0; -
 ALTER TABLE accounts ADD COLUMN restore_gap_before INTEGER NOT NULL DEFAULT 0; -- Micros
 `;
 
+/**
+ * Issue #22. Subtasks, their order and reminders: the parent's id (children are read by it), the
+ * order, the reminders as JSON, and when the next of them falls due, indexed for every account at
+ * once so that what falls due is one read. Every task is top-level, unordered and has none.
+ */
+const SUBTASKS_AND_REMINDERS = `
+ALTER TABLE tasks ADD COLUMN parent_id TEXT;
+ALTER TABLE tasks ADD COLUMN sort_order INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE tasks ADD COLUMN reminders TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE tasks ADD COLUMN reminder_due INTEGER;
+CREATE INDEX tasks_children ON tasks (account_id, parent_id) WHERE parent_id IS NOT NULL AND deleted IS NULL;
+CREATE INDEX tasks_reminder_due ON tasks (reminder_due) WHERE reminder_due IS NOT NULL;
+`;
+
 /** Every schema version in order. Append only: a released migration is never edited. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: INITIAL_SCHEMA },
@@ -230,6 +244,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: 'kept iCalendar properties of tasks', sql: ICAL_EXTRAS },
   { version: 7, name: 'project colors (CalDAV calendar-color)', sql: PROJECT_COLORS },
   { version: 8, name: 'store epoch in sync positions; what a restore lost', sql: STORE_IDENTITY },
+  { version: 9, name: 'subtasks, sort order and reminders', sql: SUBTASKS_AND_REMINDERS },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

@@ -3,7 +3,8 @@ import { StoreUnavailableError } from '../../domain/errors.js';
 import type { SecretKey } from '../../domain/secret-key.js';
 import type { AccountHead, RecordsByKind, SyncKind } from '../../domain/sync.js';
 import { nowMicros, type Micros } from '../../domain/time.js';
-import type { ListQuery, ListSnapshot, Store, StoreIdentity, WriteTx } from '../store.js';
+import type { DueReminder, ListQuery, ListSnapshot, Store, StoreIdentity, WriteTx } from '../store.js';
+import { prepareDueReminders } from './due-reminders.js';
 import { SerialQueue } from '../queue.js';
 import { AccountReads, prepareIdentity, prepareListHead } from './account-reads.js';
 import { AccountWrites } from './account-writes.js';
@@ -68,6 +69,7 @@ interface ReadStatements {
   readonly listHead: ReturnType<typeof prepareListHead>;
   readonly identity: ReturnType<typeof prepareIdentity>;
   readonly grants: GrantCache;
+  readonly dueReminders: (until: Micros, limit: number) => DueReminder[];
 }
 
 /** How the write connection is set up, and what an answered write survives. */
@@ -263,6 +265,10 @@ export class SqliteStore implements Store {
     return purged;
   }
 
+  async dueReminders(until: Micros, limit: number): Promise<readonly DueReminder[]> {
+    return this.#readDurable(() => this.#reads().dueReminders(until, limit));
+  }
+
   async forgetKept(createdBefore: Micros): Promise<number> {
     const accountIds = await this.#onWriter((writes) => writes.accounts.allIds());
     let forgotten = 0;
@@ -352,6 +358,7 @@ export class SqliteStore implements Store {
       snapshots: new Snapshots(this.#file, this.#reader),
       listHead: prepareListHead(this.#reader),
       identity: prepareIdentity(this.#reader),
+      dueReminders: prepareDueReminders(this.#reader),
       grants: new GrantCache(
         () => dataVersion.get() ?? 0,
         (hash) => accounts.findToken(hash),
