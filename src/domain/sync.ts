@@ -32,7 +32,9 @@ export function byKind<T extends { readonly [K in SyncKind]: unknown }>(make: En
   // The maker is typed once per kind (EntryMaker), so each entry is its kind's; the
   // compiler cannot follow the kind through the loop.
   const entry = make as (kind: SyncKind) => unknown;
-  return Object.fromEntries(SYNC_KINDS.map((kind) => [kind, entry(kind)])) as T;
+  const table: Partial<Record<SyncKind, unknown>> = {};
+  for (const kind of SYNC_KINDS) table[kind] = entry(kind);
+  return table as T;
 }
 
 /** A record about to be written: the store stamps `created` (on insert), `updated` and `rev`. */

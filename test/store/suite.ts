@@ -3,7 +3,14 @@ import type { ContextDraft, ProjectDraft } from '../../src/domain/label.js';
 import { NEW_TASK, type Task, type TaskDraft } from '../../src/domain/task.js';
 import { MICROS_PER_DAY, microsFromMillis, type Micros } from '../../src/domain/time.js';
 import { DomainError, StoreUnavailableError, UsernameTakenError } from '../../src/domain/errors.js';
-import type { RecordsByKind, SyncKind, WriteOutcome } from '../../src/domain/sync.js';
+import {
+  SYNC_KINDS,
+  type DraftsByKind,
+  type RecordsByKind,
+  type SyncKind,
+  type WriteOutcome,
+} from '../../src/domain/sync.js';
+import { countedBytes } from '../../src/store/kinds/records.js';
 import type { ListQuery, ListSnapshot, Store, WriteTx } from '../../src/store/store.js';
 
 /**
@@ -728,6 +735,19 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
         expect(await usage()).toEqual({ records: 1, bytes: 2 });
       });
 
+      it("counts, for every kind, the UTF-8 bytes of exactly its description's countedText", async () => {
+        const check = async <K extends SyncKind>(kind: K): Promise<void> => {
+          const accountId = await newAccountId();
+          for (const text of ['é1', 'ab€', '']) {
+            const draft = TEXT_EVERYWHERE[kind](text);
+            await store.write(accountId, (w) => w.put(kind, draft));
+            const usage = await store.write(accountId, (w) => w.usage());
+            expect({ kind, ...usage }).toEqual({ kind, records: 1, bytes: countedBytes(kind, draft) });
+          }
+        };
+        for (const kind of SYNC_KINDS) await check(kind);
+      });
+
       it('raises the purge marks with each purge and never moves them back', async () => {
         await withClock(async (clocked, setClock) => {
           const accountId = await accountOf(clocked, 'marks');
@@ -1091,6 +1111,17 @@ function tx<T>(store: Store, accountId: number, work: (t: WriteTx) => Promise<T>
 function byRev<T extends { readonly rev: number }>(records: readonly T[]): T[] {
   return [...records].sort((a, b) => a.rev - b.rev);
 }
+
+/**
+ * A record of each kind with `text` in every free-text field, so that the usage triggers (the
+ * migrations) and countedText (store/kinds/records.ts) must agree on every one: a new kind fails
+ * to compile here until it has a line.
+ */
+const TEXT_EVERYWHERE: { readonly [K in SyncKind]: (text: string) => DraftsByKind[K] } = {
+  task: (text) => taskDraft('k', { title: text, notes: text, icalExtras: text }),
+  project: (text) => projectDraft('k', { name: text, notes: text }),
+  context: (text) => contextDraft('k', { name: text }),
+};
 
 export function taskDraft(id: string, fields: Partial<TaskDraft> = {}): TaskDraft {
   return {
