@@ -46,7 +46,9 @@ export function Nav() {
   const unfolded = menuOpen.value;
   // Unfolded on a phone, the menu takes the focus, on the current view's link.
   useEffect(() => {
-    if (unfolded) element.current?.querySelector<HTMLElement>('a[aria-current="page"], a')?.focus();
+    const links = element.current;
+    if (unfolded && links !== null)
+      (links.querySelector<HTMLElement>('a[aria-current="page"]') ?? links.querySelector('a'))?.focus();
   }, [unfolded]);
   return (
     <nav aria-label="Main" id="main-nav" class={unfolded ? 'open' : undefined} ref={element}>
