@@ -91,6 +91,14 @@ export async function loadWebApp(dir: string): Promise<WebAppFiles | null> {
   return { byPath };
 }
 
+/**
+ * Whether the request asks for one of the app's files: a lookup in memory, which the load shedder
+ * lets through (admission.ts), so a page opening while the API is busy still loads (issue 21).
+ */
+export function asksForWebFile(files: WebAppFiles, method: string, url: string): boolean {
+  return (method === 'GET' || method === 'HEAD') && files.byPath.has(url.split('?', 1)[0] ?? '');
+}
+
 function sendWebFile(request: FastifyRequest, reply: FastifyReply, file: WebFile): FastifyReply {
   void reply
     .code(200)

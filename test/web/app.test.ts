@@ -163,8 +163,15 @@ describe('the web app in Chromium against a real serve', { timeout: E2E_TEST_TIM
         repeater: 'FREQ=WEEKLY',
       });
     });
-    // The app stops hearing of changes; another client renames the task meanwhile.
-    await page.route('**/v1/tasks?*', (route) => route.abort());
+    // The app stops hearing of changes; another client renames the task meanwhile. The rename
+    // waits for a listing to be cut, so no listing sent before the cut can bring it back to the app.
+    let listingCut = (): void => undefined;
+    const cut = new Promise<void>((resolve) => (listingCut = resolve));
+    await page.route('**/v1/tasks?*', async (route) => {
+      listingCut();
+      await route.abort();
+    });
+    await cut;
     await postTask(fixture, token, { id: task.id, title: 'Renamed elsewhere' });
     await details.getByLabel('Notes').fill('my notes');
     await details.getByLabel('Notes').press('Tab');

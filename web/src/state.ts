@@ -16,6 +16,11 @@ export const waiting = signal(0);
 export const online = signal(true);
 /** The last thing the app must tell (a conflict, a refused change); shown in an alert. */
 export const notice = signal<string | null>(null);
+/**
+ * The server could not continue from this copy's place (E008: its data was restored from a
+ * backup, or the copy was too old) and everything was listed again; shown until dismissed.
+ */
+export const listedAnew = signal(false);
 /** The copy was read (from the browser or the server): the views may show. */
 export const ready = signal(false);
 /**

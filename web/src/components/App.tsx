@@ -20,6 +20,7 @@ import { routeOf } from '../views.ts';
 import { Details } from './Details.tsx';
 import { Help } from './Help.tsx';
 import { onKeyDown } from './keyboard.ts';
+import { ListedAnewNotice } from './ListedAnewNotice.tsx';
 import { Nav } from './Nav.tsx';
 import { QuickAddField } from './QuickAddField.tsx';
 import { LabelsView } from './LabelsView.tsx';
@@ -163,6 +164,7 @@ export function App() {
         </header>
         <Banner />
         <Notice />
+        <ListedAnewNotice />
         {route.value.kind === 'labels' ? (
           <LabelsView />
         ) : isSettings ? (

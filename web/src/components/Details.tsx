@@ -130,12 +130,16 @@ function DetailsForm({ task }: { readonly task: Task }) {
             const choice = event.currentTarget.value;
             if (choice === CUSTOM) return;
             const repeater = REPEATS.find((option) => option.label === choice)?.rule ?? null;
+            // The copy as it is now, not as this form was last drawn: a box chosen a moment
+            // before may not have been drawn yet, and must not be overruled.
+            const current = tasks.value.get(task.id) ?? task;
             // A series repeats from its start (the service refuses a repeater with no date):
             // repeating a task without one starts it today, all day; from the Inbox it goes to
             // Scheduled, as a quick-add date sends it (a task already sorted keeps its box).
-            save(
-              repeater !== null && task.startAt === null && task.endAt === null
-                ? { repeater, ...startingToday(), ...(task.attribute === 'inbox' ? { attribute: 'plan' } : {}) }
+            edit(
+              current,
+              repeater !== null && current.startAt === null && current.endAt === null
+                ? { repeater, ...startingToday(), ...(current.attribute === 'inbox' ? { attribute: 'plan' } : {}) }
                 : { repeater },
             );
           }}
