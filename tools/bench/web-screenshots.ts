@@ -6,6 +6,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Page } from 'playwright-core';
 import { addUserWithPassword, cli, launchChromium, post, REPO, serve, signIn } from './web-support.js';
 
 const SHOTS = path.join(REPO, 'docs', 'screenshots');
@@ -59,6 +60,73 @@ const CALENDAR = [
   '',
 ].join('\r\n');
 
+/** Each project of the small account gets a color, as a person would give it under Manage. */
+const PROJECT_COLORS: Readonly<Record<string, string>> = {
+  House: '#bf8700',
+  Work: '#0969da',
+  Admin: '#8250df',
+  Family: '#cf222e',
+};
+
+async function colorProjects(origin: string, token: string): Promise<void> {
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const listed = (await (await fetch(`${origin}/v1/projects`, { headers })).json()) as {
+    entries: { id: string; name: string }[];
+  }; // The wire's list envelope (docs/api.md).
+  const body = listed.entries.flatMap((project) => {
+    const color = PROJECT_COLORS[project.name];
+    return color === undefined ? [] : [{ id: project.id, color }];
+  });
+  const answer = await fetch(`${origin}/v1/projects`, { method: 'POST', headers, body: JSON.stringify(body) });
+  if (!answer.ok) throw new Error(`coloring failed: ${await answer.text()}`);
+}
+
+/**
+ * The second round's set (WEB.md 1b): the same screens at 1280 px and at 375 px, light and dark,
+ * named `<desktop|phone>-<light|dark>-<screen>.png`.
+ */
+async function themedShots(page: Page, origin: string): Promise<void> {
+  for (const [device, size] of [
+    ['desktop', { width: 1280, height: 800 }],
+    ['phone', { width: 375, height: 740 }],
+  ] as const) {
+    await page.setViewportSize(size);
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const shot = async (name: string): Promise<void> => {
+        await page.waitForTimeout(200);
+        await page.screenshot({ path: path.join(SHOTS, `${device}-${scheme}-${name}.png`) });
+      };
+      await page.goto(`${origin}/#/next`);
+      await page.getByRole('list', { name: 'Next' }).waitFor();
+      await shot('next');
+      await page.getByRole('searchbox', { name: 'Search' }).fill('the');
+      await page.getByRole('list', { name: 'Search results' }).waitFor();
+      await shot('search');
+      await page.goto(`${origin}/#/scheduled`);
+      await page.getByRole('button', { name: 'Renew passport' }).click();
+      await page.getByRole('region', { name: 'Task details' }).waitFor();
+      await shot('details');
+      await page.keyboard.press('Escape');
+      await page.getByRole('region', { name: 'Task details' }).waitFor({ state: 'detached' });
+      await page.goto(`${origin}/#/labels`);
+      await page.getByRole('region', { name: 'Projects' }).waitFor();
+      await shot('projects');
+      await page.goto(`${origin}/#/inbox`);
+      await page.getByRole('checkbox', { name: 'Complete Sort the receipts from the trip' }).click();
+      await page.getByRole('status').filter({ hasText: 'Completed' }).waitFor();
+      await shot('undo');
+      await page.getByRole('button', { name: 'Undo' }).click();
+      if (device === 'phone') {
+        await page.getByRole('button', { name: 'Menu', exact: true }).click();
+        await page.getByRole('navigation').waitFor();
+        await shot('menu');
+      }
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
 async function main(): Promise<void> {
   await mkdir(SHOTS, { recursive: true });
   const dataDir = await mkdtemp(path.join(tmpdir(), 'task-service-web-shots-'));
@@ -70,6 +138,8 @@ async function main(): Promise<void> {
     await addUserWithPassword(dataDir, 'ana', PASSWORD);
     const token = await cli(dataDir, ['token', 'create', 'ana', '--name', 'phone']);
     await post(origin, token, TASKS);
+    await post(origin, token, [{ title: 'Book a table for the anniversary', project: 'Family', attribute: 'next' }]);
+    await colorProjects(origin, token);
     const resultPage = `${origin}/oauth/auth_result.html`;
     const [clientId = ''] = (
       await cli(dataDir, ['client', 'add', 'Vim plugin', '--redirect-uri', resultPage, '--legacy-implicit'])
@@ -134,8 +204,10 @@ async function main(): Promise<void> {
     await importing.getByLabel('Import preview').waitFor();
     await page.waitForTimeout(200);
     await importing.screenshot({ path: path.join(SHOTS, 'import-preview.png') });
+    await themedShots(page, origin);
     await page.setViewportSize({ width: 1200, height: 640 });
-    await page.getByRole('link', { name: /^Inbox/ }).click();
+    await page.goto(`${origin}/#/inbox`);
+    await page.getByRole('checkbox', { name: 'Complete Sort the receipts from the trip' }).waitFor();
     await context.setOffline(true);
     await page.getByRole('textbox', { name: 'Add a task' }).fill('Written on the train');
     await page.getByRole('textbox', { name: 'Add a task' }).press('Enter');

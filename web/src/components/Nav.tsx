@@ -1,5 +1,5 @@
 import { signOut } from '../session.ts';
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { Label } from '../api.ts';
 import { savedSearches } from '../saved-searches.ts';
 import { activeProjects, counts, menuOpen, route, sortedContexts } from '../state.ts';
@@ -44,9 +44,12 @@ export function Nav() {
   const open = counts.value;
   const element = useRef<HTMLElement>(null);
   const unfolded = menuOpen.value;
-  // Unfolded on a phone, the menu takes the focus, on the current view's link.
-  useEffect(() => {
-    if (unfolded) element.current?.querySelector<HTMLElement>('a[aria-current="page"], a')?.focus();
+  // Unfolded on a phone, the menu takes the focus, on the current view's link, as it is drawn
+  // (a layout effect: a key pressed right after must reach the menu).
+  useLayoutEffect(() => {
+    const links = element.current;
+    if (unfolded && links !== null)
+      (links.querySelector<HTMLElement>('a[aria-current="page"]') ?? links.querySelector('a'))?.focus();
   }, [unfolded]);
   return (
     <nav aria-label="Main" id="main-nav" class={unfolded ? 'open' : undefined} ref={element}>
