@@ -65,6 +65,7 @@ export async function serve(config: ServeConfig): Promise<void> {
   });
   const metrics = config.metrics === null ? undefined : new ServiceMetrics();
   metrics?.watchStore(storeUsageReader(config.store, store));
+  metrics?.watchWaits(() => services.waits.waiting);
   const readiness = new Readiness();
   const app = await buildApp({
     ...(metrics === undefined ? {} : { metrics }),
@@ -107,6 +108,8 @@ export async function serve(config: ServeConfig): Promise<void> {
     readiness.drain();
     log.info({ signal, drainDelaySeconds: config.drainDelaySeconds }, 'stopping: finishing requests in flight');
     clearInterval(purgeTimer);
+    // Requests waiting for changes are answered now (empty, same cursor), not after the drain delay.
+    services.waits.shutdown();
     if (config.drainDelaySeconds > 0)
       await new Promise((resolve) => setTimeout(resolve, config.drainDelaySeconds * 1000));
     await app.close();

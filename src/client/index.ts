@@ -101,6 +101,17 @@ export interface ListOptions {
   /** Records changed strictly after this moment (deleted ones included). */
   readonly updatedAfter?: Date | string;
   readonly limit?: number;
+  /**
+   * With `cursor`: when nothing changed since, the service holds the answer until something does
+   * or this many seconds (1-60) pass, then answers empty with the same cursor (API.md 4.6).
+   */
+  readonly wait?: number;
+}
+
+/** How a sync reads: `pageSize` entries a page at most; `wait` seconds for a first change (with a cursor). */
+export interface SyncOptions {
+  readonly pageSize?: number;
+  readonly wait?: number;
 }
 
 /** How a write is sent. */
@@ -137,7 +148,7 @@ export class Records<K extends SyncKind> {
     const answer = await this.client.transport.send({
       method: 'GET',
       path: `v1/${this.kind}`,
-      query: { cursor: options.cursor, updated_after: updatedAfter, limit: options.limit },
+      query: { cursor: options.cursor, updated_after: updatedAfter, limit: options.limit, wait: options.wait },
     });
     const page = listPageOf(answer);
     return { entries: page.entries.map((entry) => this.decode(entry)), cursor: page.cursor, has_more: page.has_more };
@@ -240,13 +251,29 @@ export class TaskServiceClient {
   /**
    * The changes since `cursor` (everything when undefined), page by page until `has_more` is
    * false; keep the last page's cursor for the next sync. On E008 it starts over with a full
-   * listing, whose first page says `restarted`.
+   * listing, whose first page says `restarted`. With `{ wait }` and a cursor, the first page is
+   * held by the service until something changes or `wait` seconds pass (then it is empty): call
+   * it again with the last cursor to follow an account's changes as they happen.
    */
-  sync<K extends SyncKind>(kind: K, cursor?: string, pageSize?: number): AsyncGenerator<SyncPage<RecordOf[K]>> {
+  sync<K extends SyncKind>(
+    kind: K,
+    cursor?: string,
+    options: number | SyncOptions = {},
+  ): AsyncGenerator<SyncPage<RecordOf[K]>> {
+    const { pageSize, wait } = typeof options === 'number' ? { pageSize: options, wait: undefined } : options;
     const records = new Records(this, kind);
+    let first = true;
     return syncPages(
-      (from, limit) =>
-        records.list({ ...(from === undefined ? {} : { cursor: from }), ...(limit === undefined ? {} : { limit }) }),
+      (from, limit) => {
+        // Only the first page waits: the pages after it continue what is there already.
+        const waiting = first && from !== undefined ? wait : undefined;
+        first = false;
+        return records.list({
+          ...(from === undefined ? {} : { cursor: from }),
+          ...(limit === undefined ? {} : { limit }),
+          ...(waiting === undefined ? {} : { wait: waiting }),
+        });
+      },
       cursor,
       pageSize,
     );

@@ -53,6 +53,7 @@ export const COMMANDS = [
       'host',
       'port',
       ...STORE_FLAGS,
+      'database-listen-url',
       'http',
       'tls-cert',
       'tls-key',
@@ -69,6 +70,7 @@ export const COMMANDS = [
       'metrics-port',
       'metrics-host',
       'drain-delay',
+      'webhook-allow-private',
     ],
     notes: [
       'Stops cleanly (requests in flight are finished) on Ctrl-C (SIGINT) or SIGTERM; /readyz answers',
@@ -233,7 +235,7 @@ export const COMMANDS = [
     args: [],
     summary: 'bring the local copy of your tasks up to date; prints what changed',
     group: 'terminal',
-    flags: ['json'],
+    flags: ['json', 'follow'],
     notes: CLIENT_FILES_NOTE,
   },
   {

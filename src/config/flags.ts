@@ -49,6 +49,18 @@ export const FLAGS = {
     description: '--database-url is a pooler in transaction mode, such as PgBouncer',
     env: ['TASK_SERVICE_DATABASE_POOLED'],
   },
+  'database-listen-url': {
+    kind: 'string',
+    placeholder: 'URL',
+    description:
+      'where the change feed LISTENs (the PostgreSQL server itself, not a pooler); default --database-url unless --database-pooled',
+    env: ['TASK_SERVICE_DATABASE_LISTEN_URL'],
+  },
+  'webhook-allow-private': {
+    kind: 'boolean',
+    description: "let webhooks target loopback, private and link-local addresses (one's own network)",
+    env: ['TASK_SERVICE_WEBHOOK_ALLOW_PRIVATE'],
+  },
   http: {
     kind: 'boolean',
     description: 'serve plain HTTP (behind a proxy that terminates TLS) instead of HTTPS',
@@ -208,6 +220,10 @@ export const FLAGS = {
     kind: 'string',
     placeholder: 'MINUTES',
     description: "a reminder this many minutes before the task's start (^date), 0 to 40320",
+  },
+  follow: {
+    kind: 'boolean',
+    description: 'sync: keep going, printing each change as the service tells it (Ctrl-C stops)',
   },
   format: {
     kind: 'string',

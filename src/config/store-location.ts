@@ -12,6 +12,8 @@ export type StoreLocation =
       readonly dataDir: string;
       /** The URL is a pooler in transaction mode: connections carry no session settings. */
       readonly pooled: boolean;
+      /** Where the change feed LISTENs (`serve --database-listen-url`); absent: the URL unless pooled. */
+      readonly listenUrl?: string;
     };
 
 /** The store the flags (else the environment) name: a PostgreSQL URL, else the data folder. */
@@ -28,5 +30,9 @@ export function storeLocation(given: GivenFlags, env: Env): StoreLocation {
       '--database-url must start with postgres:// or postgresql:// (postgres://user@host/database)',
     );
   }
-  return { engine: 'postgres', url: databaseUrl, dataDir, pooled };
+  const listenUrl = setting(given, 'database-listen-url', env);
+  if (listenUrl !== undefined && !/^postgres(ql)?:\/\//.test(listenUrl)) {
+    throw new ConfigError('--database-listen-url must start with postgres:// or postgresql://');
+  }
+  return { engine: 'postgres', url: databaseUrl, dataDir, pooled, ...(listenUrl === undefined ? {} : { listenUrl }) };
 }

@@ -27,6 +27,8 @@ export interface AdmissionOptions {
   readonly bodyWaitLimits?: BodyWaitLimits | undefined;
   /** Counts each refusal by its reason; absent: nothing is counted. */
   readonly metrics?: ServiceMetrics | undefined;
+  /** Requests never shed: the web app's own files (web-app.ts), served from memory. */
+  readonly neverShed?: ((request: FastifyRequest) => boolean) | undefined;
 }
 
 /**
@@ -38,12 +40,16 @@ export class Admission {
   readonly #shedder: LoadShedder;
   readonly #bodyWaits: BodyWaits;
   readonly #metrics: ServiceMetrics | undefined;
+  /** Requests waiting for changes: admitted, but not counted in flight while they wait. */
+  readonly #resting = new WeakSet<object>();
+  readonly #neverShed: (request: FastifyRequest) => boolean;
 
   constructor(options: AdmissionOptions) {
     this.#maintenance = options.maintenance;
     this.#shedder = new LoadShedder(options.loadLimits ?? DEFAULT_LOAD_LIMITS);
     this.#bodyWaits = new BodyWaits(options.bodyWaitLimits ?? DEFAULT_BODY_WAIT_LIMITS);
     this.#metrics = options.metrics;
+    this.#neverShed = options.neverShed ?? (() => false);
   }
 
   start(): void {
@@ -64,9 +70,11 @@ export class Admission {
   /** On arrival; throws the refusal's WireError. */
   enter(request: FastifyRequest, reply: FastifyReply): void {
     if (this.#maintenance && request.url.startsWith('/v1')) throw WireError.maintenance();
+    // A file of the app asked for without a body is a lookup in memory: never shed.
+    if (!hasBody(request.raw) && this.#neverShed(request)) return;
     if (!hasBody(request.raw)) {
       if (!this.#shedder.enter()) throw this.#refuse('load');
-      reply.raw.once('close', () => this.#shedder.leave());
+      reply.raw.once('close', () => this.#leave(reply));
       return;
     }
     if (!this.#shedder.accepts()) throw this.#refuse('load');
@@ -83,7 +91,26 @@ export class Admission {
     if (!hasBody(request.raw)) return;
     this.#bodyWaits.leave(request.raw);
     if (!this.#shedder.enterWithBody()) throw this.#refuse('load');
-    reply.raw.once('close', () => this.#shedder.leave());
+    reply.raw.once('close', () => this.#leave(reply));
+  }
+
+  /**
+   * A request that waits for changes (API.md 4.6) holds no work while it waits: it leaves the
+   * count in flight (so ten thousand of them do not shed everyone else) until the returned
+   * function counts it again, when it wakes up to read.
+   */
+  rest(reply: FastifyReply): () => void {
+    if (this.#resting.has(reply.raw)) return () => undefined;
+    this.#resting.add(reply.raw);
+    this.#shedder.leave();
+    return () => {
+      if (this.#resting.delete(reply.raw)) this.#shedder.reenter();
+    };
+  }
+
+  #leave(reply: FastifyReply): void {
+    // A request that ends while resting was taken off the count already.
+    if (!this.#resting.delete(reply.raw)) this.#shedder.leave();
   }
 
   #refuse(reason: Refusal): WireError {

@@ -23,7 +23,7 @@ import { registerRecordRoutes } from './routes/records.js';
 import { registerSettingsRoutes } from './routes/settings.js';
 import { setSafeHeaders } from './safe-headers.js';
 import { createServer, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, type ServerTls } from './server-options.js';
-import { registerWebApp, type WebAppFiles } from './web-app.js';
+import { asksForWebFile, registerWebApp, type WebAppFiles } from './web-app.js';
 import { RenderCache } from './wire/render-cache.js';
 
 export interface AppDeps {
@@ -93,11 +93,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // First, so that requests refused by the hooks below are counted too.
   if (deps.metrics !== undefined) registerMetricsHooks(app, deps.metrics);
 
+  const webApp = deps.webApp;
   const admission = new Admission({
     maintenance: deps.maintenance,
     loadLimits: deps.loadLimits,
     bodyWaitLimits: deps.bodyWaitLimits,
     metrics: deps.metrics,
+    neverShed: webApp ? (request) => asksForWebFile(webApp, request.method, request.url) : undefined,
   });
   admission.start();
   app.addHook('onListen', async () => admission.listening());
@@ -136,7 +138,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     renderCache: new RenderCache(RENDER_CACHE_BOUNDS),
     answers: new AnswerCache(ANSWER_CACHE_BOUNDS),
     streams,
+    admission,
   };
+  // Requests waiting for changes are answered at once when the app closes (API.md 4.6).
+  app.addHook('preClose', async () => deps.services.waits.shutdown());
   eachResource(deps.resources ?? RECORD_RESOURCES, (resource) => registerRecordRoutes(app, recordDeps, resource));
 
   if (deps.caldav !== undefined) {

@@ -101,4 +101,9 @@ export class LoadShedder {
   leave(): void {
     this.inFlight -= 1;
   }
+
+  /** Counts again a request that was resting (a wait for changes that woke up), whatever the load. */
+  reenter(): void {
+    this.inFlight += 1;
+  }
 }

@@ -4,6 +4,7 @@ import type { Store } from '../store/store.js';
 import { AccountAccessService } from './account-access.js';
 import { AccountService } from './accounts.js';
 import { CalendarService } from './calendars.js';
+import { ChangeWaits } from './change-waits.js';
 import { LabelService } from './labels.js';
 import { ListingService } from './listing.js';
 import { SettingsService } from './settings.js';
@@ -26,6 +27,8 @@ export interface Services {
   readonly access: AccountAccessService;
   /** Export and import of an account's data (Settings in the web app; the command line makes its own). */
   readonly portability: PortabilityService;
+  /** Requests waiting for an account's changes (API.md 4.6), woken by the store's change feed. */
+  readonly waits: ChangeWaits;
   /** Resolves when the store answers; rejects otherwise. */
   readonly health: () => Promise<void>;
 }
@@ -54,6 +57,7 @@ export function buildServices(store: Store, options: ServiceOptions = {}): Servi
     oauth: new OAuthService(store, now),
     access: new AccountAccessService(store, now),
     portability: new PortabilityService(store, now, quota),
+    waits: new ChangeWaits(store.changes),
     health: () => store.ping(),
   };
 }

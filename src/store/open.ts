@@ -17,7 +17,11 @@ export async function openStore(
 ): Promise<Store> {
   if (location.engine === 'postgres') {
     const { openPostgresStore } = await import('./postgres/store.js');
-    return openPostgresStore({ url: location.url, pooled: location.pooled });
+    return openPostgresStore({
+      url: location.url,
+      pooled: location.pooled,
+      ...(location.listenUrl === undefined ? {} : { listenUrl: location.listenUrl }),
+    });
   }
   prepareDataFolder(location.dataDir);
   const { openSqliteStore } = await import('./sqlite/store.js');

@@ -5,6 +5,7 @@ import type { StorageUsage } from '../domain/storage-quota.js';
 import type { SecretKey } from '../domain/secret-key.js';
 import type { Micros } from '../domain/time.js';
 import type { AuthStore } from './auth-store.js';
+import type { ChangeFeed } from './change-feed.js';
 
 export interface ListQuery {
   /** Only changes with a larger `rev` (a cursor position). */
@@ -17,6 +18,21 @@ export interface ListQuery {
   readonly limit?: number;
 }
 
+/** The store's life: its epoch, new when it was made and at each restore. */
+export interface StoreIdentity {
+  readonly epoch: string;
+  /**
+   * Whether positions handed out before epochs (`c1.` cursors) are still good: true only on a
+   * store that had accounts when it got its epoch, and has not been restored since.
+   */
+  readonly legacyPositions: boolean;
+}
+
+export interface RestoreGap {
+  readonly after: Micros;
+  readonly before: Micros;
+}
+
 /**
  * One consistent snapshot of an account's records, read in ascending `rev` in batches.
  * The caller must `close()` it, also when it stops early.
@@ -27,6 +43,14 @@ export interface ListSnapshot<T> {
   /** The largest `rev` and `updated` among purged tombstones (0 when nothing was purged). */
   readonly purgedRev: number;
   readonly purgedUpdated: Micros;
+  /** Where the store stands in its lives and restores, read in the same snapshot. */
+  readonly identity: StoreIdentity;
+  /**
+   * The stretch of `updated` times the last restore lost for this account: after the backup's
+   * newest change, before the restore (both 0 when it was never restored). A date strictly inside
+   * it is a position the restored store never handed out.
+   */
+  readonly restoreGap: RestoreGap;
   /** The next batch in ascending `rev`, or null when the answer (limit included) is complete. */
   nextBatch(): Promise<readonly T[] | null>;
   close(): Promise<void>;
@@ -72,6 +96,8 @@ export interface Store {
   readonly engine: 'sqlite' | 'postgres';
   /** Sign-in, OAuth and token management (ACCOUNTS.md). */
   readonly auth: AuthStore;
+  /** This process's one change feed: account X's head moved (issue #24). */
+  readonly changes: ChangeFeed;
   /** Applies pending migrations; safe when several processes start at once. */
   migrate(): Promise<void>;
   /** Resolves when the store answers a trivial query. */
@@ -98,6 +124,8 @@ export interface Store {
   get<K extends SyncKind>(accountId: number, kind: K, id: string): Promise<RecordsByKind[K] | undefined>;
   /** The account's head, read alone: cheap, for telling whether anything changed. */
   head(accountId: number): Promise<AccountHead | undefined>;
+  /** The store's life as it is now (it changes only at a restore, with the service stopped). */
+  identity(): Promise<StoreIdentity>;
   list<K extends SyncKind>(accountId: number, kind: K, query: ListQuery): Promise<ListSnapshot<RecordsByKind[K]>>;
   /**
    * A maintenance sweep over every account (administration), one account at a time.

@@ -150,6 +150,26 @@ describe('the SDK against a real serve process', { timeout: E2E_TEST_TIMEOUT_MS 
     expect(changes.map((task) => [task.id, task.deleted instanceof Date])).toEqual([[first[1]?.id, true]]);
   });
 
+  it('follows changes with sync(kind, cursor, { wait }): held until a change, which it brings', async () => {
+    const { server, token } = await startAccount();
+    const client = new TaskServiceClient({ baseUrl: server.origin, token });
+    const elsewhere = new TaskServiceClient({ baseUrl: server.origin, token });
+    const { cursor } = await client.tasks.list();
+    const pages = (async () => {
+      const seen = [];
+      for await (const page of client.sync('tasks', cursor, { wait: 30 })) seen.push(page);
+      return seen;
+    })();
+    const made = await elsewhere.tasks.save({ title: 'made while it waited' });
+    const [page, ...more] = await pages;
+    expect(more).toEqual([]);
+    expect(page?.entries.map((task) => task.id)).toEqual([made.id]);
+    // Nothing after the last cursor: after the wait, the empty page with the same cursor.
+    const quiet = [];
+    for await (const next of client.sync('tasks', page?.cursor, { wait: 1 })) quiet.push(next);
+    expect(quiet).toEqual([{ entries: [], cursor: page?.cursor, hasMore: false, full: false, restarted: false }]);
+  });
+
   it('starts over with a full listing on E008, and says so', async () => {
     const { dataDir, server, token } = await startAccount();
     let client = new TaskServiceClient({ baseUrl: server.origin, token });

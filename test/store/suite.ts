@@ -1029,6 +1029,31 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
         expect(await store.head(accountId + 1000)).toBeUndefined();
       });
     });
+
+    describe("the store's life (issue 21)", () => {
+      it('has an epoch of its own from the start, which every list snapshot carries, and no restore gap', async () => {
+        const identity = await store.identity();
+        expect(identity.epoch).toMatch(/^[0-9a-f]{16}$/);
+        // A store made after epochs never handed out a cursor without one.
+        expect(identity.legacyPositions).toBe(false);
+        const accountId = await newAccountId();
+        await store.write(accountId, (w) => w.put('task', taskDraft('one')));
+        const snapshot = await store.list(accountId, 'task', { includeDeleted: false });
+        expect(snapshot.identity).toEqual(identity);
+        expect(snapshot.restoreGap).toEqual({ after: 0, before: 0 });
+        await snapshot.close();
+        // Migrating again (every start does) keeps it.
+        await store.migrate();
+        expect(await store.identity()).toEqual(identity);
+        const other = await open();
+        try {
+          await other.store.migrate();
+          expect((await other.store.identity()).epoch).not.toBe(identity.epoch);
+        } finally {
+          await other.cleanup();
+        }
+      });
+    });
   });
 }
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import type { AccountService } from '../../src/service/accounts.js';
-import { buildServices, type ServiceOptions } from '../../src/service/services.js';
+import { buildServices, type ServiceOptions, type Services } from '../../src/service/services.js';
 import { buildApp, type AppDeps } from '../../src/http/app.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
@@ -26,6 +26,8 @@ export interface Harness {
   readonly app: FastifyInstance;
   readonly store: Store;
   readonly accounts: AccountService;
+  /** Every use case the app runs on: a test may look at the requests waiting for changes. */
+  readonly services: Services;
   newUser(timezone?: string): Promise<User>;
   close(): Promise<void>;
 }
@@ -77,6 +79,7 @@ export async function startHarness(
     app,
     store,
     accounts,
+    services,
     async newUser(timezone = 'UTC') {
       userCounter += 1;
       const username = `user${userCounter}_${process.pid}`;

@@ -156,12 +156,23 @@ describe('renderProject and renderContext', () => {
       rev: 7,
     };
     const projectText = renderProject(project, 'America/New_York');
-    expect(keysOf(projectText)).toEqual(['id', 'name', 'notes', 'archived', 'deleted', 'created', 'updated', 'rev']);
+    expect(keysOf(projectText)).toEqual([
+      'id',
+      'name',
+      'notes',
+      'archived',
+      'color',
+      'deleted',
+      'created',
+      'updated',
+      'rev',
+    ]);
     expect(JSON.parse(projectText)).toEqual({
       id: 'p1',
       name: 'Q3 &lt;plan&gt;',
       notes: 'don&#39;t',
       archived: '2026-02-28 19:00:00 -0500',
+      color: '#ff8800',
       deleted: null,
       created: '2025-12-31 19:00:00 -0500',
       updated: '2026-02-28 19:00:00 -0500',

@@ -31,6 +31,7 @@ import {
   readLocalCopy,
   saveLocalCopy,
   syncLocalCopy,
+  type SyncReport,
   withTask,
   type KeptTask,
   type LocalCopy,
@@ -191,7 +192,6 @@ function addition(id: string, made: TaskWrite): QueuedWrite['write'] {
   };
 }
 
-/** How the copy shows a task of this client's, queued, until the service has answered for it. */
 /** `--remind N`: a reminder N minutes before the task's start (contract section 4.5). */
 function reminderOf(minutes: string | undefined): { before: number; of: 'start_at' } | undefined {
   if (minutes === undefined) return undefined;
@@ -202,6 +202,7 @@ function reminderOf(minutes: string | undefined): { before: number; of: 'start_a
   return { before, of: 'start_at' };
 }
 
+/** How the copy shows a task of this client's, queued, until the service has answered for it. */
 function queuedTask(write: QueuedWrite['write'], zone: string, title: string): KeptTask {
   const day = write.start_at ?? '';
   const start = CALENDAR_DATE.test(day) ? startOfDayIn(day, zone) : null;
@@ -319,7 +320,7 @@ export async function runClientCommand(command: ClientCommand, output: Output): 
       const zone = online ?? copy.zone ?? 'UTC';
       const remind = reminderOf(command.flags.text('remind'));
       const write = {
-        ...addition(newTaskId(), quickAddTask(parsed, calendarDateIn(new Date(), zone))),
+        ...addition(newTaskId(), quickAddTask(parsed, calendarDateIn(new Date(), zone), {}, zone)),
         ...(remind === undefined ? {} : { reminders: [remind] }),
       };
       const queued: QueuedWrite = { key: randomUUID(), what: plain(`add ${parsed.title}`), write };
@@ -389,7 +390,8 @@ export async function runClientCommand(command: ClientCommand, output: Output): 
       return;
     }
     case 'sync': {
-      if (rest.length > 0) throw new ClientUsageError('usage: task-service sync');
+      if (rest.length > 0) throw new ClientUsageError('usage: task-service sync [--follow]');
+      const follow = command.flags.on('follow');
       let report;
       try {
         report = await reaching(url, () => syncLocalCopy(client, dir, url));
@@ -399,21 +401,12 @@ export async function runClientCommand(command: ClientCommand, output: Output): 
           output.tell(`task-service: ${left} ${left === 1 ? 'change stays' : 'changes stay'} queued for the next sync`);
         throw error;
       }
-      if (asJson) {
-        output.json(report);
-        return;
+      printSyncReport(report, output, asJson, true);
+      // --follow: each sync waits at the service for the next change (API.md 4.6), until Ctrl-C.
+      while (follow) {
+        report = await reaching(url, () => syncLocalCopy(client, dir, url, FOLLOW_WAIT_SECONDS));
+        printSyncReport(report, output, asJson, false);
       }
-      for (const what of report.sent) output.out(`sent: ${what}`);
-      for (const what of report.refused) output.out(plain(`not sent, refused by the service: ${what}`));
-      if (report.restarted) output.out('the saved cursor had expired: listed everything again');
-      for (const task of report.added) output.out(plain(`+ ${task.title}`));
-      for (const task of report.changed) output.out(plain(`~ ${task.title}`));
-      for (const task of report.removed) output.out(plain(`- ${task.title}`));
-      output.out(
-        report.added.length + report.changed.length + report.removed.length === 0
-          ? `up to date: ${report.total} tasks`
-          : `${report.added.length} added, ${report.changed.length} changed, ${report.removed.length} removed: ${report.total} tasks`,
-      );
       return;
     }
     default:
@@ -440,4 +433,28 @@ export function clientFailure(error: unknown): { code: number; message: string }
     };
   }
   return undefined;
+}
+
+/** How long each round of `sync --follow` lets the service hold its answer: the contract's most. */
+const FOLLOW_WAIT_SECONDS = 60;
+
+/** What a sync changed, as lines (or JSON); a round of --follow that changed nothing says nothing. */
+function printSyncReport(report: SyncReport, output: Output, asJson: boolean, first: boolean): void {
+  const changes = report.added.length + report.changed.length + report.removed.length;
+  if (!first && changes === 0 && report.sent.length === 0 && report.refused.length === 0 && !report.restarted) return;
+  if (asJson) {
+    output.json(report);
+    return;
+  }
+  for (const what of report.sent) output.out(`sent: ${what}`);
+  for (const what of report.refused) output.out(plain(`not sent, refused by the service: ${what}`));
+  if (report.restarted) output.out('the saved cursor had expired: listed everything again');
+  for (const task of report.added) output.out(plain(`+ ${task.title}`));
+  for (const task of report.changed) output.out(plain(`~ ${task.title}`));
+  for (const task of report.removed) output.out(plain(`- ${task.title}`));
+  output.out(
+    changes === 0
+      ? `up to date: ${report.total} tasks`
+      : `${report.added.length} added, ${report.changed.length} changed, ${report.removed.length} removed: ${report.total} tasks`,
+  );
 }

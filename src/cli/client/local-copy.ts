@@ -170,7 +170,13 @@ function taskWriteOf(queued: QueuedWrite): TaskWrite {
  * whole, undoing what it had shown of the write. Fails (the queue kept, from the first write not
  * sent) when the service cannot be reached.
  */
-export async function syncLocalCopy(client: TaskServiceClient, dir: string, url: string): Promise<SyncReport> {
+export async function syncLocalCopy(
+  client: TaskServiceClient,
+  dir: string,
+  url: string,
+  /** Seconds the service may hold the answer until something changes (`sync --follow`). */
+  wait?: number,
+): Promise<SyncReport> {
   let copy = await readLocalCopy(dir, url);
   const sent: string[] = [];
   const refused: string[] = [];
@@ -197,7 +203,7 @@ export async function syncLocalCopy(client: TaskServiceClient, dir: string, url:
   let cursor = copy.cursor ?? '';
   let restarted = false;
   let listing: Map<string, KeptTask> | undefined;
-  for await (const page of client.sync('tasks', copy.cursor)) {
+  for await (const page of client.sync('tasks', copy.cursor, wait === undefined ? {} : { wait })) {
     restarted ||= page.restarted;
     if (page.full) {
       // A full listing replaces the copy once all its pages are in.

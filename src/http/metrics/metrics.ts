@@ -102,6 +102,18 @@ export class ServiceMetrics {
     }
   }
 
+  /** Requests waiting for changes (API.md 4.6), read at each scrape. */
+  watchWaits(waiting: () => number): void {
+    new Gauge({
+      name: 'task_service_waiting_requests',
+      help: 'List requests with wait held until a change of their account arrives',
+      registers: [this.registry],
+      collect() {
+        this.set(waiting());
+      },
+    });
+  }
+
   /** The Prometheus text exposition of every figure. */
   async text(): Promise<{ body: string; contentType: string }> {
     return { body: await this.registry.metrics(), contentType: this.registry.contentType };

@@ -6,7 +6,12 @@ import type { RecordResource } from '../resources.js';
 import { authenticate, type Gate } from '../auth.js';
 import { readJsonBody } from '../request-body.js';
 import { rawPath, readQuery } from '../query.js';
-import { readListQuery } from '../schemas/list-query.js';
+import type { Socket } from 'node:net';
+import type { Readable } from 'node:stream';
+import type { Account } from '../../domain/account.js';
+import type { AccountHead } from '../../domain/sync.js';
+import type { Admission } from '../admission.js';
+import { readListQuery, type ListCall } from '../schemas/list-query.js';
 import { listBody } from '../list-body.js';
 import type { ListStreams } from '../list-streams.js';
 import { sendJson } from '../send.js';
@@ -15,7 +20,7 @@ import type { RenderCache } from '../wire/render-cache.js';
 import type { AnswerCache, KeptAnswer } from '../answer-cache.js';
 import { gzipAnswer, markGzipped, wantsGzip } from '../compression.js';
 import { idempotencyOf } from '../idempotency-key.js';
-import { writeAnswer } from '../wire/envelopes.js';
+import { isEmptyList, writeAnswer } from '../wire/envelopes.js';
 
 export interface RecordRouteDeps {
   readonly gate: Gate;
@@ -23,6 +28,8 @@ export interface RecordRouteDeps {
   readonly renderCache: RenderCache;
   readonly answers: AnswerCache;
   readonly streams: ListStreams;
+  /** Lets a request waiting for changes leave the count in flight while it waits. */
+  readonly admission: Admission;
 }
 
 /** The record id of `/v1/<resource>/<id>`; ids may hold `/`, `+` and `=`, encoded or not. */
@@ -43,6 +50,9 @@ function sendKept(request: FastifyRequest, reply: FastifyReply, kept: KeptAnswer
 
 const RENDER_CACHED_PER_LISTING = 1000;
 
+/** A waiting request's socket may stay silent this much longer than its wait. */
+const WAIT_SOCKET_SLACK_MS = 10_000;
+
 /** GET list, GET one, POST one or many: the same rules for every synced resource. */
 export function registerRecordRoutes<K extends SyncKind>(
   app: FastifyInstance,
@@ -52,17 +62,20 @@ export function registerRecordRoutes<K extends SyncKind>(
   const listings = deps.services.listing;
   const base = `/v1/${resource.path}`;
 
-  async function list(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const grant = await authenticate(deps.gate, request);
-    const { account } = grant;
+  /** A list answer: kept whole (small), or a stream from its snapshot (large, so never empty). */
+  type ListAnswer = { readonly kept: KeptAnswer } | { readonly stream: Readable };
+
+  async function readAnswer(
+    account: Account,
+    query: ListCall,
+    knownHead: AccountHead | undefined,
+  ): Promise<ListAnswer> {
     const zone = account.timezone;
-    const query = readListQuery(request, zone);
     // Clients ask the same again and again, polling with their cursor or paging anew: an answer
     // is kept whole while the account stands still.
-    const key = `${account.id}|${resource.kind}|${zone}|${query.afterRev ?? ''}|${query.updatedAfter ?? ''}|${query.limit ?? ''}`;
-    // The head read with the token, when the store read it then, is as fresh as a read of its own.
-    const kept = deps.answers.get(key, grant.head ?? (await listings.head(account.id)));
-    if (kept !== undefined) return sendKept(request, reply, kept);
+    const key = `${account.id}|${resource.kind}|${zone}|${query.after?.epoch ?? ''}.${query.after?.rev ?? ''}.${query.after?.purgedRev ?? ''}|${query.updatedAfter ?? ''}|${query.limit ?? ''}`;
+    const kept = deps.answers.get(key, knownHead ?? (await listings.head(account.id)));
+    if (kept !== undefined) return { kept };
     const listing = await listings.open(account.id, resource.kind, query);
     // The first records of a listing are rendered once and kept; a long listing renders the
     // rest directly, so it does not push every page out of the cache.
@@ -72,8 +85,67 @@ export function registerRecordRoutes<K extends SyncKind>(
         ? deps.renderCache.render(account.id, zone, record, resource.render)
         : resource.render(record, zone);
     const body = await listBody(listing, render, { streams: deps.streams, accountId: account.id });
-    if (typeof body !== 'string') return sendJson(reply, body);
-    return sendKept(request, reply, deps.answers.set(key, listing.head, body));
+    if (typeof body !== 'string') return { stream: body };
+    return { kept: deps.answers.set(key, listing.head, body) };
+  }
+
+  function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: ListAnswer): FastifyReply {
+    return 'kept' in answer ? sendKept(request, reply, answer.kept) : sendJson(reply, answer.stream);
+  }
+
+  async function list(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const grant = await authenticate(deps.gate, request);
+    const query = readListQuery(request, grant.account.timezone);
+    // The head read with the token, when the store read it then, is as fresh as a read of its own.
+    if (query.waitSeconds === undefined)
+      return sendAnswer(request, reply, await readAnswer(grant.account, query, grant.head));
+    return waitForChanges(request, reply, grant.account, query, query.waitSeconds * 1000, grant.head);
+  }
+
+  /**
+   * API.md 4.6: an empty answer is held until a change of this kind is heard, then read again;
+   * when the time runs out (or the process stops, or the client leaves) the empty answer read
+   * last is sent. While it waits the request holds no snapshot and no connection of the store, and
+   * is not counted in flight by the load shedder.
+   */
+  async function waitForChanges(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    account: Account,
+    query: ListCall,
+    waitMs: number,
+    firstHead: AccountHead | undefined,
+  ): Promise<FastifyReply> {
+    const deadline = performance.now() + waitMs;
+    let knownHead = firstHead;
+    for (;;) {
+      // Watched before reading, so that a change committed after the read still wakes it.
+      const watch = deps.services.waits.watch(account.id, resource.kind);
+      let answer: ListAnswer;
+      try {
+        answer = await readAnswer(account, query, knownHead);
+      } catch (error) {
+        watch.end('timeout');
+        throw error;
+      }
+      knownHead = undefined;
+      const left = deadline - performance.now();
+      if (!('kept' in answer) || !isEmptyList(answer.kept.body) || left <= 0) {
+        watch.end('timeout');
+        return sendAnswer(request, reply, answer);
+      }
+      const resume = deps.admission.rest(reply);
+      const leave = (): void => watch.end('timeout');
+      reply.raw.once('close', leave);
+      // The socket's inactivity time-out (server-options.ts) must not cut a wait short. A request
+      // injected in-process (tests) has a stand-in socket without time-outs.
+      const socket: Partial<Pick<Socket, 'setTimeout'>> = request.raw.socket;
+      socket.setTimeout?.(left + WAIT_SOCKET_SLACK_MS);
+      const end = await watch.until(left);
+      reply.raw.removeListener('close', leave);
+      resume();
+      if (end !== 'changed' || reply.raw.destroyed) return sendAnswer(request, reply, answer);
+    }
   }
 
   /** `GET /v1/<resource>/<id>`; with no id, the list. */

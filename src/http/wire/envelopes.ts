@@ -2,6 +2,7 @@
  * The JSON around rendered records and the fixed answers: every envelope of the wire format,
  * written here and nowhere else.
  */
+import type { SyncPosition } from '../../domain/sync.js';
 import { encodeCursor } from './cursor.js';
 
 /** `GET /healthz` when the store answers. */
@@ -15,6 +16,12 @@ export function writeAnswer(rendered: readonly string[], many: boolean): string 
 /** A list answer is `LIST_START`, the entries joined by commas, then `listEnd(…)`. */
 export const LIST_START = '{"entries":[';
 
-export function listEnd(cursorRev: number, hasMore: boolean): string {
-  return `],"cursor":"${encodeCursor(cursorRev)}","has_more":${String(hasMore)}}`;
+/** Whether a list answer's text holds no entry: what a request waiting for changes holds back. */
+export function isEmptyList(body: Buffer): boolean {
+  return body.subarray(0, EMPTY_START.length).equals(EMPTY_START);
+}
+const EMPTY_START = Buffer.from(`${LIST_START}]`);
+
+export function listEnd(cursor: SyncPosition, hasMore: boolean): string {
+  return `],"cursor":"${encodeCursor(cursor)}","has_more":${String(hasMore)}}`;
 }

@@ -7,7 +7,7 @@ import type { Account } from '../../domain/account.js';
 import type { Context, Project } from '../../domain/label.js';
 import type { Micros } from '../../domain/time.js';
 import { timezoneLabel } from './dates.js';
-import { dateTime, dateTimeOrNull } from './task-fields.js';
+import { dateTime, dateTimeOrNull, stringOrNull } from './task-fields.js';
 import { jsonString } from './json.js';
 
 /** A task, field by field as http/wire/task-fields.ts describes them. */
@@ -19,6 +19,7 @@ export function renderProject(project: Project, zone: string): string {
     `,"name":${jsonString(project.name)}` +
     `,"notes":${jsonString(project.notes)}` +
     `,"archived":${dateTimeOrNull(project.archived, zone)}` +
+    `,"color":${stringOrNull(project.color)}` +
     `,"deleted":${dateTimeOrNull(project.deleted, zone)}` +
     `,"created":${dateTime(project.created, zone)}` +
     `,"updated":${dateTime(project.updated, zone)}` +

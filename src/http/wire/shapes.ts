@@ -21,6 +21,7 @@ export const wireProject = z
     name: escaped,
     notes: escaped,
     archived: wireDateTime.nullable(),
+    color: z.string().nullable().meta({ description: '`#RRGGBB` or `#RRGGBBAA`, or null.' }),
     deleted: wireDateTime.nullable(),
     created: wireDateTime,
     updated: wireDateTime,

@@ -50,7 +50,7 @@ export function dateTimeOrNull(us: Micros | null, zone: string): string {
   return us === null ? 'null' : dateTime(us, zone);
 }
 
-function stringOrNull(value: string | null): string {
+export function stringOrNull(value: string | null): string {
   return value === null ? 'null' : jsonString(value);
 }
 

@@ -175,8 +175,8 @@ export function readTodoistFiles(files: readonly TodoistFile[], zone: string): P
 }
 
 /** The tasks of a Todoist backup zip; dates are read in `zone` unless a row names its own. */
-export function readTodoistBackup(zip: Buffer, zone: string): PortableAccount {
-  const files = readZip(zip).filter((entry) => entry.name.toLowerCase().endsWith('.csv'));
+export async function readTodoistBackup(zip: Buffer, zone: string): Promise<PortableAccount> {
+  const files = (await readZip(zip)).filter((entry) => entry.name.toLowerCase().endsWith('.csv'));
   if (files.length === 0) throw new FormatError('the zip holds no CSV file: not a Todoist backup');
   return readTodoistFiles(
     files.map((entry) => ({ name: entry.name, text: entry.data.toString('utf8'), made: entry.modified })),

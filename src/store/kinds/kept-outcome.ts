@@ -28,7 +28,8 @@ export function encodeOutcome<K extends SyncKind>(outcome: WriteOutcome<K>): str
   return JSON.stringify(kept);
 }
 
-function isSyncKind(value: unknown): value is SyncKind {
+/** Whether a stored or heard name is one of the synced kinds. */
+export function isSyncKind(value: unknown): value is SyncKind {
   return typeof value === 'string' && Object.hasOwn(KIND_STORAGE, value);
 }
 

@@ -1,4 +1,4 @@
-import type { DraftsByKind, NamedKind, RecordsByKind, SyncKind } from '../../domain/sync.js';
+import { byKind, type DraftsByKind, type NamedKind, type RecordsByKind, type SyncKind } from '../../domain/sync.js';
 import {
   ATTRIBUTES,
   REMINDER_ANCHORS,
@@ -248,11 +248,12 @@ function valuesOf<K extends SyncKind, C extends Columns>(
   return columnNames(storage).map((name) => row[name]);
 }
 
-export const COLUMN_VALUES: { readonly [K in SyncKind]: (record: RecordsByKind[K]) => unknown[] } = {
-  task: (record) => valuesOf(TASKS, record),
-  project: (record) => valuesOf(PROJECTS, record),
-  context: (record) => valuesOf(CONTEXTS, record),
-};
+type ValuesOf = { readonly [K in SyncKind]: (record: RecordsByKind[K]) => unknown[] };
+export const COLUMN_VALUES = byKind<ValuesOf>(
+  <K extends SyncKind>(kind: K) =>
+    (record: RecordsByKind[K]) =>
+      valuesOf(KIND_STORAGE[kind], record),
+);
 
 /** The stamps a put gives a record; `created` is the first put's `updated`. */
 export interface RecordStamps {

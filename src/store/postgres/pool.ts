@@ -9,6 +9,12 @@ export interface PostgresOptions {
    * as startup parameters anyway. Default false.
    */
   readonly pooled?: boolean;
+  /**
+   * Where the change feed LISTENs, on a connection of its own: the server itself, never a pooler
+   * in transaction mode. Default: `url` unless `pooled`; behind a pooler without it, the feed
+   * hears only this process's commits.
+   */
+  readonly listenUrl?: string;
   /** Connections kept by this process; default 10. */
   readonly poolSize?: number;
   /** Longest a single statement may run before the server cancels it; default 10 s. */

@@ -1,6 +1,13 @@
 import type pg from 'pg';
 import type { StorageUsage } from '../../domain/storage-quota.js';
-import type { DraftsByKind, NamedKind, RecordsByKind, SyncKind, WriteOutcome } from '../../domain/sync.js';
+import {
+  byKind,
+  type DraftsByKind,
+  type NamedKind,
+  type RecordsByKind,
+  type SyncKind,
+  type WriteOutcome,
+} from '../../domain/sync.js';
 import type { Task } from '../../domain/task.js';
 import type { Micros } from '../../domain/time.js';
 import { encodeOutcome } from '../kinds/kept-outcome.js';
@@ -74,11 +81,9 @@ export class SpeculativeWriteTx implements WriteTx {
    * The records put so far, as stored (the reads of this write see them, as in a transaction),
    * each with its row as the commit function takes it.
    */
-  readonly #puts: { readonly [K in SyncKind]: Map<string, Put<K>> } = {
-    task: new Map(),
-    project: new Map(),
-    context: new Map(),
-  };
+  readonly #puts = byKind<{ readonly [K in SyncKind]: Map<string, Put<K>> }>(
+    <K extends SyncKind>(_kind: K) => new Map<string, Put<K>>(),
+  );
   /** The kept outcomes read, by key: `created`, or null when there was none. */
   readonly #keptSeen = new Map<string, Micros | null>();
   #keep: Keep | null = null;
@@ -220,11 +225,9 @@ export class SpeculativeWriteTx implements WriteTx {
     return {
       from: this.from,
       to: head === null ? null : { rev: head.rev, lastUpdated: head.updated, usage: this.#usage },
-      rows: {
-        task: [...this.#puts.task.values()].map(({ row }) => row),
-        project: [...this.#puts.project.values()].map(({ row }) => row),
-        context: [...this.#puts.context.values()].map(({ row }) => row),
-      },
+      rows: byKind<PreparedWrite['rows']>(<K extends SyncKind>(kind: K) =>
+        [...this.#puts[kind].values()].map(({ row }) => row),
+      ),
       keep: this.#keep,
       reads: this.#reads,
     };

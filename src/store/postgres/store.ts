@@ -4,12 +4,14 @@ import type { SecretKey } from '../../domain/secret-key.js';
 import type { AccountHead, RecordsByKind, SyncKind } from '../../domain/sync.js';
 import { nowMicros, type Micros } from '../../domain/time.js';
 import { AccountQueue } from '../queue.js';
-import type { DueReminder, ListQuery, ListSnapshot, Store, WriteTx } from '../store.js';
+import type { DueReminder, ListQuery, ListSnapshot, Store, StoreIdentity, WriteTx } from '../store.js';
 import { numberFromBigint, type BigintText } from './values.js';
 import * as accounts from './accounts.js';
 import { PostgresAuthStore } from './auth-store.js';
 import { guarded } from './errors.js';
 import { applyMigrations } from './migrate.js';
+import { MIGRATIONS } from './migrations.js';
+import { readIdentity } from './snapshot.js';
 import { createPool, serverTimeouts, type PostgresOptions, type ServerTimeouts } from './pool.js';
 import { purgeTombstones } from './purge.js';
 import { underAccountOfSecret } from './secret-route.js';
@@ -18,6 +20,9 @@ import { readRecord } from './record-reads.js';
 import { Standings } from './standings.js';
 import { KIND_TABLES } from './tables.js';
 import { writeForAccount } from './write.js';
+import type { ChangeFeed } from '../change-feed.js';
+import { ChangeListeners, writeTold } from '../change-listeners.js';
+import { ChangeListener } from './change-listener.js';
 
 export type { PostgresOptions } from './pool.js';
 
@@ -38,14 +43,34 @@ export class PostgresStore implements Store {
   private readonly writeQueue = new AccountQueue();
   private readonly standings = new Standings();
   private closing: Promise<void> | undefined;
+  readonly #changes = new ChangeListeners();
+  readonly #listener: ChangeListener | undefined;
+  /**
+   * This process's commits, told as they commit, and every process's, heard through LISTEN on a
+   * connection of its own (opened on the first subscription). Without a URL to listen on (behind
+   * a pooler with no --database-listen-url) only this process's own commits are told.
+   */
+  readonly changes: ChangeFeed = {
+    subscribe: (listener) => {
+      this.#listener?.start();
+      return this.#changes.subscribe(listener);
+    },
+  };
 
   constructor(
     private readonly pool: pg.Pool,
     /** What the transactions this store opens set for themselves (Lease.begin). */
     private readonly timeouts: ServerTimeouts,
     private readonly now: () => Micros = nowMicros,
+    listenUrl?: string,
   ) {
     this.auth = new PostgresAuthStore(pool);
+    this.#listener = listenUrl === undefined ? undefined : new ChangeListener(listenUrl, this.#changes);
+  }
+
+  /** Whether the change feed hears other processes now: false behind a pooler without a URL to listen on, or while reconnecting. */
+  get hearsOthers(): boolean {
+    return this.#listener?.listening === true;
   }
 
   /** This process's connections, for the metrics: open, idle, and requests waiting for one. */
@@ -54,7 +79,7 @@ export class PostgresStore implements Store {
   }
 
   migrate(): Promise<void> {
-    return guarded(() => applyMigrations(this.pool));
+    return guarded(() => applyMigrations(this.pool, MIGRATIONS, this.now()));
   }
 
   ping(): Promise<void> {
@@ -68,7 +93,7 @@ export class PostgresStore implements Store {
    * all. Closing again returns the same promise rather than failing.
    */
   close(): Promise<void> {
-    this.closing ??= this.pool.end();
+    this.closing ??= Promise.all([this.#listener?.close(), this.pool.end()]).then(() => undefined);
     return this.closing;
   }
 
@@ -119,8 +144,11 @@ export class PostgresStore implements Store {
   }
 
   write<T>(accountId: number, work: (tx: WriteTx) => Promise<T>): Promise<T> {
-    return this.writeQueue.run(accountId, () =>
-      guarded(() => writeForAccount(this.pool, accountId, work, this.now, this.standings)),
+    // Told here at once for this process's listeners; other processes hear it through NOTIFY.
+    return writeTold(this.#changes, accountId, work, (noted) =>
+      this.writeQueue.run(accountId, () =>
+        guarded(() => writeForAccount(this.pool, accountId, noted, this.now, this.standings)),
+      ),
     );
   }
 
@@ -140,6 +168,10 @@ export class PostgresStore implements Store {
         ? undefined
         : { rev: numberFromBigint(row.rev), purgedRev: numberFromBigint(row.purged_rev) };
     });
+  }
+
+  identity(): Promise<StoreIdentity> {
+    return guarded(() => readIdentity(this.pool));
   }
 
   list<K extends SyncKind>(accountId: number, kind: K, query: ListQuery): Promise<ListSnapshot<RecordsByKind[K]>> {
@@ -178,5 +210,7 @@ export class PostgresStore implements Store {
 }
 
 export function openPostgresStore(options: PostgresOptions, clock?: () => Micros): PostgresStore {
-  return new PostgresStore(createPool(options), serverTimeouts(options), clock);
+  // Directly to the server a LISTEN stays put; through a pooler only when given a URL past it.
+  const listenUrl = options.listenUrl ?? (options.pooled === true ? undefined : options.url);
+  return new PostgresStore(createPool(options), serverTimeouts(options), clock, listenUrl);
 }

@@ -1,4 +1,4 @@
-import type { NamedKind, RecordsByKind, SyncKind } from '../../domain/sync.js';
+import { byKind, type NamedKind, type RecordsByKind, type SyncKind } from '../../domain/sync.js';
 import { invalid } from '../../domain/errors.js';
 import { kindCodec, type KindCodec } from '../kinds/codec.js';
 import { KIND_STORAGE, LABEL_ID_COLUMN } from '../kinds/records.js';
@@ -14,11 +14,9 @@ import { isUniqueViolation } from './sqlite-errors.js';
 type Codecs = { readonly [K in SyncKind]: KindCodec<K> };
 
 /** Each kind's storage as SQLite reads and writes it, derived once from KIND_STORAGE. */
-export const SQLITE_KINDS: Codecs = {
-  task: kindCodec(KIND_STORAGE.task, SQLITE_CODEC),
-  project: kindCodec(KIND_STORAGE.project, SQLITE_CODEC),
-  context: kindCodec(KIND_STORAGE.context, SQLITE_CODEC),
-};
+export const SQLITE_KINDS = byKind<Codecs>(<K extends SyncKind>(kind: K) =>
+  kindCodec(KIND_STORAGE[kind], SQLITE_CODEC),
+);
 
 type Tuple = readonly unknown[];
 
@@ -203,29 +201,21 @@ export function prepareLabelReads(db: SqliteDatabase): LabelReads {
   };
 }
 
+type Getters = { readonly [K in SyncKind]: RecordGetter<RecordsByKind[K]> };
+type Listers = { readonly [K in SyncKind]: RecordLister<RecordsByKind[K]> };
+type Writers = { readonly [K in SyncKind]: RecordWriter<K> };
+
 /** Every kind's getter on one connection. */
-export function prepareGetters(db: SqliteDatabase): { readonly [K in SyncKind]: RecordGetter<RecordsByKind[K]> } {
-  return {
-    task: prepareGetter(db, 'task'),
-    project: prepareGetter(db, 'project'),
-    context: prepareGetter(db, 'context'),
-  };
+export function prepareGetters(db: SqliteDatabase): Getters {
+  return byKind<Getters>(<K extends SyncKind>(kind: K) => prepareGetter(db, kind));
 }
 
 /** Every kind's lister on one connection. */
-export function prepareListers(db: SqliteDatabase): { readonly [K in SyncKind]: RecordLister<RecordsByKind[K]> } {
-  return {
-    task: prepareLister(db, 'task'),
-    project: prepareLister(db, 'project'),
-    context: prepareLister(db, 'context'),
-  };
+export function prepareListers(db: SqliteDatabase): Listers {
+  return byKind<Listers>(<K extends SyncKind>(kind: K) => prepareLister(db, kind));
 }
 
 /** Every kind's writer on the write connection. */
-export function prepareWriters(db: SqliteDatabase): { readonly [K in SyncKind]: RecordWriter<K> } {
-  return {
-    task: prepareWriter(db, 'task'),
-    project: prepareWriter(db, 'project'),
-    context: prepareWriter(db, 'context'),
-  };
+export function prepareWriters(db: SqliteDatabase): Writers {
+  return byKind<Writers>(<K extends SyncKind>(kind: K) => prepareWriter(db, kind));
 }

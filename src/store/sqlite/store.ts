@@ -3,10 +3,10 @@ import { StoreUnavailableError } from '../../domain/errors.js';
 import type { SecretKey } from '../../domain/secret-key.js';
 import type { AccountHead, RecordsByKind, SyncKind } from '../../domain/sync.js';
 import { nowMicros, type Micros } from '../../domain/time.js';
-import type { DueReminder, ListQuery, ListSnapshot, Store, WriteTx } from '../store.js';
+import type { DueReminder, ListQuery, ListSnapshot, Store, StoreIdentity, WriteTx } from '../store.js';
 import { prepareDueReminders } from './due-reminders.js';
 import { SerialQueue } from '../queue.js';
-import { AccountReads, prepareListHead } from './account-reads.js';
+import { AccountReads, prepareIdentity, prepareListHead } from './account-reads.js';
 import { AccountWrites } from './account-writes.js';
 import { KeptOutcomes } from './kept-outcomes.js';
 import { SqliteAuthStore } from './auth-store.js';
@@ -28,6 +28,8 @@ import { GrantCache } from './grant-cache.js';
 import { GroupCommit } from './group-commit.js';
 import { UNSYNCED, WalSync, type CommitDurability } from './wal-sync.js';
 import { SqliteWriteTx } from './write-tx.js';
+import type { ChangeFeed } from '../change-feed.js';
+import { ChangeListeners, writeTold } from '../change-listeners.js';
 
 export interface SqliteStoreOptions {
   /** The database file; created when missing. */
@@ -65,6 +67,7 @@ interface ReadStatements {
   readonly records: { readonly [K in SyncKind]: RecordGetter<RecordsByKind[K]> };
   readonly snapshots: Snapshots;
   readonly listHead: ReturnType<typeof prepareListHead>;
+  readonly identity: ReturnType<typeof prepareIdentity>;
   readonly grants: GrantCache;
   readonly dueReminders: (until: Micros, limit: number) => DueReminder[];
 }
@@ -111,6 +114,9 @@ export class SqliteStore implements Store {
   #writeStatements: WriteStatements | undefined;
   #readStatements: ReadStatements | undefined;
   #closing: Promise<void> | undefined;
+  readonly #changes = new ChangeListeners();
+  /** Every commit of this store, told once it is durable (issue #24). */
+  readonly changes: ChangeFeed = this.#changes;
 
   constructor(options: SqliteStoreOptions) {
     this.#file = options.file;
@@ -195,6 +201,11 @@ export class SqliteStore implements Store {
    * call `write` itself (it would wait for its own end).
    */
   write<T>(accountId: number, work: (tx: WriteTx) => Promise<T>): Promise<T> {
+    // This process is the only writer of the file: its own commits are every change there is.
+    return writeTold(this.#changes, accountId, work, (noted) => this.#writeGrouped(accountId, noted));
+  }
+
+  #writeGrouped<T>(accountId: number, work: (tx: WriteTx) => Promise<T>): Promise<T> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
     const grouped = this.#groupCommit.run(async () => {
       const writes = this.#writes();
@@ -229,6 +240,10 @@ export class SqliteStore implements Store {
   async head(accountId: number): Promise<AccountHead | undefined> {
     const row = await this.#readDurable(() => this.#reads().listHead(accountId));
     return row === undefined ? undefined : { rev: row.rev, purgedRev: row.purged_rev };
+  }
+
+  async identity(): Promise<StoreIdentity> {
+    return this.#readDurable(() => this.#reads().identity());
   }
 
   async list<K extends SyncKind>(
@@ -342,6 +357,7 @@ export class SqliteStore implements Store {
       records: prepareGetters(this.#reader),
       snapshots: new Snapshots(this.#file, this.#reader),
       listHead: prepareListHead(this.#reader),
+      identity: prepareIdentity(this.#reader),
       dueReminders: prepareDueReminders(this.#reader),
       grants: new GrantCache(
         () => dataVersion.get() ?? 0,
