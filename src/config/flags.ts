@@ -216,6 +216,11 @@ export const FLAGS = {
   project: { kind: 'string', placeholder: 'P', description: 'only tasks of this project (#P or P; any case)' },
   context: { kind: 'string', placeholder: 'C', description: 'only tasks of this context (@C or C; any case)' },
   json: { kind: 'boolean', description: 'print JSON for scripts instead of lines for people' },
+  remind: {
+    kind: 'string',
+    placeholder: 'MINUTES',
+    description: "a reminder this many minutes before the task's start (^date), 0 to 40320",
+  },
   follow: {
     kind: 'boolean',
     description: 'sync: keep going, printing each change as the service tells it (Ctrl-C stops)',

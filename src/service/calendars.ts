@@ -95,8 +95,7 @@ function inputOf(read: PortableTask, collection: CollectionId, box: boolean, exi
       : existing.attribute === 'plan' && read.startAt === null
         ? 'inbox'
         : existing.attribute;
-  // What a VTODO does not carry yet (subtasks, order, reminders) stays as the task has it.
-  const { attribute: sentAttribute, trashed, project, parentId, sortOrder, reminders, ...fields } = read;
+  const { attribute: sentAttribute, trashed, project, ...fields } = read;
   return {
     ...fields,
     ...(attribute === undefined ? {} : { attribute }),
@@ -106,19 +105,20 @@ function inputOf(read: PortableTask, collection: CollectionId, box: boolean, exi
   };
 }
 
+/**
+ * Whether a VTODO's parent can be the task's here: a live task of the same collection. Clients
+ * store a subtask before its parent, or keep them in two calendars; then RELATED-TO is kept as
+ * sent (vtodo.ts, keepParentLines) rather than the task refused.
+ */
+async function parentHere(tx: WriteTx, parentId: string | null, collection: CollectionId): Promise<boolean> {
+  if (parentId === null) return true;
+  const parent = await tx.get('task', parentId);
+  const where = parent === undefined || parent.deleted !== null ? undefined : collectionOf(parent);
+  return where !== undefined && sameCollection(where, collection);
+}
+
 /** The fields a VTODO does not carry back as a client stored it (the collection is the project). */
-const NOT_SENT_BACK = [
-  'id',
-  'attribute',
-  'trashed',
-  'deleted',
-  'project',
-  'context',
-  'parentId',
-  'sortOrder',
-  'reminders',
-  'reminderDue',
-] as const;
+const NOT_SENT_BACK = ['id', 'attribute', 'trashed', 'deleted', 'project', 'context', 'reminderDue'] as const;
 const NOT_SENT_BACK_SET: ReadonlySet<TaskField> = new Set(NOT_SENT_BACK);
 
 function sentBack(name: TaskField): name is Exclude<TaskField, (typeof NOT_SENT_BACK)[number]> {
@@ -256,11 +256,18 @@ export class CalendarService {
           }
         }
         if (!holds(conditions, current)) throw new CalendarError({ kind: 'precondition_failed' });
-        const read = readTodo(
-          resource.todo,
-          { zone, dialect: 'caldav', id, ...(name === defaultResourceName(id) ? {} : { resourceName: name }) },
-          0,
-        );
+        const input = {
+          zone,
+          dialect: 'caldav' as const,
+          id,
+          ...(name === defaultResourceName(id) ? {} : { resourceName: name }),
+        };
+        const first = readTodo(resource.todo, input, 0);
+        // A task naming itself as its parent is refused, as /v1 refuses it.
+        const read =
+          first.task.parentId === id || (await parentHere(tx, first.task.parentId, collection))
+            ? first
+            : readTodo(resource.todo, { ...input, keepParentLines: true }, 0);
         checkTexts(read.task);
         // Kept whole or refused: a client's property is never dropped without a word.
         const [notKept] = read.notKept;

@@ -395,6 +395,46 @@ describe.each(ENGINES)('CalDAV (%s)', (engine) => {
     });
   });
 
+  describe('subtasks, order and reminders (issue #22)', () => {
+    it('maps RELATED-TO, X-APPLE-SORT-ORDER and VALARM both ways, and keeps a parent it cannot have', async () => {
+      const user = await harness.newUser();
+      const put = (id: string, ...lines: string[]) =>
+        request(user, {
+          method: 'PUT',
+          url: `${inbox(user)}${id}.ics`,
+          body: vcalendar(`UID:${id}`, `SUMMARY:${id}`, 'DTSTART:20300501T090000Z', ...lines),
+        });
+      // Stored before its parent, as clients do: the line is kept and the task stays top-level.
+      expect((await put('early', 'RELATED-TO:not-yet')).status).toBe(201);
+      expect((await listTasks(user)).entries.find((task) => task.id === 'early')?.parent_id).toBeNull();
+      const early = await request(user, { method: 'GET', url: `${inbox(user)}early.ics` });
+      expect(unfoldedLines(early.text)).toContain('RELATED-TO:not-yet');
+
+      expect((await put('parent')).status).toBe(201);
+      const alarm = ['BEGIN:VALARM', 'ACTION:DISPLAY', 'TRIGGER;RELATED=END:-PT15M', 'DESCRIPTION:x', 'END:VALARM'];
+      expect((await put('child', 'RELATED-TO;RELTYPE=PARENT:parent', 'X-APPLE-SORT-ORDER:3', ...alarm)).status).toBe(
+        201,
+      );
+      const child = (await listTasks(user)).entries.find((task) => task.id === 'child');
+      expect(child).toMatchObject({ parent_id: 'parent', sort_order: 3, reminders: [{ before: 15, of: 'end_at' }] });
+      // The client's own VALARM is served while it says what the reminder says.
+      const served = unfoldedLines((await request(user, { method: 'GET', url: `${inbox(user)}child.ics` })).text);
+      expect(served).toEqual(
+        expect.arrayContaining(['RELATED-TO;RELTYPE=PARENT:parent', 'X-APPLE-SORT-ORDER:3', ...alarm]),
+      );
+
+      // Changed through /v1, the VTODO says so.
+      await createTask(user, { id: 'child', reminders: [{ at: '2030-05-01 08:00:00 +0000' }], sort_order: 0 });
+      const changed = unfoldedLines((await request(user, { method: 'GET', url: `${inbox(user)}child.ics` })).text);
+      expect(changed).toContain('TRIGGER;VALUE=DATE-TIME:20300501T080000Z');
+      expect(changed).not.toContain('TRIGGER;RELATED=END:-PT15M');
+      expect(changed.some((line) => line.startsWith('X-APPLE-SORT-ORDER'))).toBe(false);
+
+      // A loop is refused, whoever writes it.
+      expect((await put('parent', 'RELATED-TO:child')).status).toBe(403);
+    });
+  });
+
   describe('bad input: the named status and precondition, nothing stored', () => {
     const refusals: readonly (readonly [string, string | Buffer, number, string | undefined])[] = [
       ['not iCalendar', 'hello, this is not a calendar', 403, 'valid-calendar-data'],

@@ -49,6 +49,28 @@ const FOREIGN = [
 ].join('\r\n');
 
 describe('iCalendar VTODO', () => {
+  it('writes parent, order and reminders as RELATED-TO, X-APPLE-SORT-ORDER and VALARM, and reads them back', () => {
+    const task = {
+      ...NEW_PORTABLE_TASK,
+      id: 'child',
+      title: 'Child',
+      startAt: Date.UTC(2026, 4, 1, 9) * 1000,
+      parentId: 'parent',
+      sortOrder: 4,
+      reminders: [
+        { id: 'r1', at: Date.UTC(2026, 4, 1, 8) * 1000 },
+        { id: 'r2', before: 30, of: 'end' as const },
+      ],
+    };
+    const text = writeIcs({ projects: [], contexts: [], unmapped: [], tasks: [task] }, 'UTC', 0);
+    expect(text).toContain('RELATED-TO;RELTYPE=PARENT:parent\r\n');
+    expect(text).toContain('X-APPLE-SORT-ORDER:4\r\n');
+    expect(text).toContain('TRIGGER;VALUE=DATE-TIME:20260501T080000Z\r\n');
+    expect(text).toContain('TRIGGER;RELATED=END:-PT30M\r\n');
+    const [read] = readIcs(text, 'UTC').tasks;
+    expect(read).toMatchObject({ parentId: 'parent', sortOrder: 4, reminders: task.reminders });
+  });
+
   it('reads TZID times in their zone across DST, floating ones in the account zone, and lists what it cannot map', () => {
     const data = readIcs(FOREIGN, 'Europe/Berlin');
     const [bank, floating] = data.tasks;
@@ -63,8 +85,9 @@ describe('iCalendar VTODO', () => {
     // Floating: 08:00 in the account's zone (CET, +01:00, in January).
     expect(floating?.startAt).toBe(Date.UTC(2026, 0, 1, 7, 0) * 1000);
     expect(floating?.repeater).toBeNull();
+    // Its VALARM is a reminder: 15 minutes before the start (RELATED=START, the default).
+    expect(bank?.reminders).toEqual([{ id: expect.stringMatching(/^alarm-/), before: 15, of: 'start' }]);
     expect(data.unmapped).toEqual([
-      'VTODO 4f1c2a9e-0c4e-4b7e-9d2e-5d1f6e7a8b9c@another.example: VALARM left out (components inside a VTODO are not kept)',
       'VTODO floating-1: RRULE FREQ=DAILY;BYHOUR=8,9;BYSETPOS=1 (not a rule this service repeats by, or no date to repeat from)',
       '1 components other than VTODO (events, journals) left out',
     ]);

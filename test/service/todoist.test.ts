@@ -111,6 +111,9 @@ describe("Todoist's backup", () => {
     expect(water?.notes).toBe('Both balconies\n\nUse the rain barrel, not the tap');
     expect(water?.priority).toBe(3);
     expect(water?.repeater).toBe('FREQ=WEEKLY;BYDAY=MO');
+    // Indented under it: its subtask.
+    expect(data.tasks[1]).toMatchObject({ title: 'Sub step', parentId: water?.id });
+    expect(water?.parentId).toBeNull();
     // The first Monday on or after the day of the backup (Wednesday 25 November), all day in Berlin.
     expect(water?.startAt).toBe(Date.UTC(2026, 10, 29, 23, 0) * 1000);
     expect(water?.allDay).toBe(true);
@@ -129,7 +132,6 @@ describe("Todoist's backup", () => {
       'Home: section "Garden" (its tasks imported without it)',
       'Home: "Someday": date "next spring" (not a date or recurring phrase this import understands): imported without a date',
       'Home: "Jeden Tag": date "jeden Tag" (in language de): imported without a date',
-      'Home: 1 subtasks imported as tasks of their own (no nesting here)',
     ]);
     // Ids come from the backup: reading it again gives the same ones.
     expect((await readTodoistBackup(todoistBackup(), 'Europe/Berlin')).tasks.map((task) => task.id)).toEqual(

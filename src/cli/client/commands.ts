@@ -39,6 +39,7 @@ import {
 } from './local-copy.js';
 import { loginThroughBrowser } from './loopback.js';
 import { reaching, ServiceUnreachable, TRUST_HINT, unreachableOf } from './unreachable.js';
+import { inTreeOrder } from './tree.js';
 
 /** A mistake in how the client was called, or a state it cannot work in (not logged in). */
 export class ClientUsageError extends Error {
@@ -191,6 +192,16 @@ function addition(id: string, made: TaskWrite): QueuedWrite['write'] {
   };
 }
 
+/** `--remind N`: a reminder N minutes before the task's start (contract section 4.5). */
+function reminderOf(minutes: string | undefined): { before: number; of: 'start_at' } | undefined {
+  if (minutes === undefined) return undefined;
+  const before = Number(minutes);
+  if (!/^\d+$/.test(minutes) || before > 40_320) {
+    throw new ClientUsageError(`--remind takes minutes before the start, 0 to 40320, not "${minutes}"`);
+  }
+  return { before, of: 'start_at' };
+}
+
 /** How the copy shows a task of this client's, queued, until the service has answered for it. */
 function queuedTask(write: QueuedWrite['write'], zone: string, title: string): KeptTask {
   const day = write.start_at ?? '';
@@ -212,6 +223,7 @@ function queuedTask(write: QueuedWrite['write'], zone: string, title: string): K
     tags: write.tags ?? [],
     priority: write.priority ?? 0,
     repeater: null,
+    parent_id: null,
   };
 }
 
@@ -306,7 +318,11 @@ export async function runClientCommand(command: ClientCommand, output: Output): 
         throw new ClientUsageError('usage: task-service add "<title and tokens>" (the title is empty)');
       const online = await onlineZone();
       const zone = online ?? copy.zone ?? 'UTC';
-      const write = addition(newTaskId(), quickAddTask(parsed, calendarDateIn(new Date(), zone), {}, zone));
+      const remind = reminderOf(command.flags.text('remind'));
+      const write = {
+        ...addition(newTaskId(), quickAddTask(parsed, calendarDateIn(new Date(), zone), {}, zone)),
+        ...(remind === undefined ? {} : { reminders: [remind] }),
+      };
       const queued: QueuedWrite = { key: randomUUID(), what: plain(`add ${parsed.title}`), write };
       const result = await saveOrQueue(client, copy, queued, online === undefined);
       copy = result.saved === undefined ? withTask(result.copy, queuedTask(write, zone, parsed.title)) : result.copy;
@@ -341,7 +357,7 @@ export async function runClientCommand(command: ClientCommand, output: Output): 
         .filter((task) => inBox(task) && labels(task))
         .sort(boxName === 'completed' ? byCompletedNewestFirst : byStartThenRev);
       if (asJson) output.json(tasks);
-      else for (const task of tasks) output.out(taskLine(task, zone));
+      else for (const { task, depth } of inTreeOrder(tasks)) output.out(`${'  '.repeat(depth)}${taskLine(task, zone)}`);
       return;
     }
     case 'done': {

@@ -27,6 +27,7 @@ export type KeptTask = Pick<
   | 'tags'
   | 'priority'
   | 'repeater'
+  | 'parent_id'
 >;
 
 const instant = z.iso.datetime().transform((text) => new Date(text));
@@ -48,6 +49,8 @@ const keptTaskSchema = z.object({
   tags: z.array(z.string()),
   priority: z.number(),
   repeater: z.string().nullable(),
+  // A copy kept before subtasks has none.
+  parent_id: z.string().nullable().default(null),
 });
 
 /** A write kept for the next sync: what `add` and `done` send, dates as the contract writes them. */
@@ -66,6 +69,7 @@ const queuedWriteSchema = z.object({
     context: z.string().optional(),
     tags: z.array(z.string()).optional(),
     priority: z.number().optional(),
+    reminders: z.array(z.object({ before: z.number(), of: z.enum(['start_at', 'end_at']) })).optional(),
     if_rev: z.number().optional(),
   }),
 });

@@ -17,8 +17,9 @@ import { readZip } from './zip.js';
  * the notes of the task above it. A dated task is Scheduled, an undated one in the Inbox (its
  * project kept). Dates in words ("tomorrow", "every monday at 9am") are read against the day the
  * file was made (the zip records it; a lone CSV: the day of the import), so that importing the
- * same backup again gives the same dates. Whatever has no place here (sections, subtask nesting,
- * date phrases not understood) is listed, not dropped silently.
+ * same backup again gives the same dates. A row indented under another (INDENT) is its subtask.
+ * Whatever has no place here (sections, date phrases not understood) is listed, not dropped
+ * silently. The CSV carries no reminders.
  */
 
 /** One project's CSV: its file name (the project's), its text, and the day it was made. */
@@ -115,7 +116,8 @@ function readProject(file: TodoistFile, zone: string, tasks: PortableTask[], unm
   const projectName = projectNameOf(file.name);
   const inInbox = projectName.toLowerCase() === 'inbox' || projectName === '';
   const where = projectName === '' ? 'Inbox' : projectName;
-  let nested = 0;
+  /** The last task at each indent, 1 first: a row's parent is the one a level above it. */
+  const atIndent: PortableTask[] = [];
   let last: PortableTask | undefined;
   for (const [index, row] of readCsv(file.text).entries()) {
     const type = (row.get('TYPE') ?? '').trim().toLowerCase();
@@ -134,7 +136,8 @@ function readProject(file: TodoistFile, zone: string, tasks: PortableTask[], unm
       else if (type !== '' && type !== 'meta') unmapped.push(`${where}: a row of type ${type}`);
       continue;
     }
-    if (Number(row.get('INDENT') ?? '1') > 1) nested += 1;
+    const indent = Math.max(1, Math.min(Number(row.get('INDENT') ?? '1') || 1, atIndent.length + 1));
+    const parent = indent > 1 ? atIndent[indent - 2] : undefined;
     const { title, context, tags } = titleAndLabels(content);
     const date = readDate(row, file.made, zone);
     if (date.note !== undefined) unmapped.push(`${where}: "${title}": ${date.note}`);
@@ -155,11 +158,12 @@ function readProject(file: TodoistFile, zone: string, tasks: PortableTask[], unm
       tags,
       priority: PRIORITIES[(row.get('PRIORITY') ?? '').trim()] ?? 0,
       repeater: date.repeater,
+      parentId: parent?.id ?? null,
       icalExtras: '',
     };
+    atIndent.splice(indent - 1, atIndent.length, last);
     tasks.push(last);
   }
-  if (nested > 0) unmapped.push(`${where}: ${nested} subtasks imported as tasks of their own (no nesting here)`);
 }
 
 /** The tasks of Todoist's project CSV files; dates are read in `zone` unless a row names its own. */

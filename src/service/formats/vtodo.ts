@@ -19,6 +19,15 @@ import {
   wallClockOf,
   type WallClock,
 } from '../../domain/zone.js';
+import {
+  alarmsOf,
+  parentOf,
+  reminderOfAlarm,
+  remindersOf,
+  sameReminder,
+  sortOrderOf,
+  treeProperties,
+} from './vtodo-tree.js';
 
 /**
  * One task as one VTODO (RFC 5545) and back, with ical.js: the one mapping, used by the calendar
@@ -178,6 +187,7 @@ function fieldProperties(task: PortableTask, output: VtodoOutput): ICAL.Property
     if (project !== undefined) add(OWN.project, project);
     if (context !== undefined) add(OWN.context, context);
   }
+  properties.push(...treeProperties(task));
   add(BOX_PROPERTY[dialect], task.attribute);
   if (dialect === 'file' && task.trashed !== null)
     properties.push(new ICAL.Property([OWN.trashed, {}, 'date-time', jcalUtc(task.trashed)]));
@@ -283,6 +293,11 @@ function keptLinesAgree(
       const sameContext = labels.context === (context === undefined ? null : contextCategory(context));
       return sameContext && labels.tags.join('\n') === task.tags.join('\n');
     }
+    case 'related-to':
+      // Kept for a parent the task could not have here: served while it has none.
+      return task.parentId === null || parentOf(first.parent ?? new ICAL.Component('vtodo'), idOfUid) === task.parentId;
+    case 'x-apple-sort-order':
+      return Number(value) === task.sortOrder;
     case 'rrule': {
       const rule = value instanceof ICAL.Recur ? value.toString() : String(value);
       return task.repeater === null ? !isValidRepeater(rule) : rule === task.repeater;
@@ -322,7 +337,21 @@ export function vtodoOf(task: PortableTask, output: VtodoOutput): ICAL.Component
     if (keptLinesAgree(name, keptLines, task, output)) for (const line of keptLines) todo.addProperty(line);
   }
   for (const property of others) todo.addProperty(property);
-  for (const component of kept?.getAllSubcomponents() ?? []) todo.addSubcomponent(component);
+  // A client's own VALARM is served while it says what one of the reminders says; the reminders
+  // no kept alarm stands for are written by the server.
+  const unserved = [...task.reminders];
+  for (const component of kept?.getAllSubcomponents() ?? []) {
+    if (component.name !== 'valarm') {
+      todo.addSubcomponent(component);
+      continue;
+    }
+    const said = reminderOfAlarm(component, task.id);
+    const at = said === undefined ? -1 : unserved.findIndex((reminder) => sameReminder(reminder, said));
+    if (at === -1) continue;
+    unserved.splice(at, 1);
+    todo.addSubcomponent(component);
+  }
+  for (const alarm of alarmsOf(task, unserved)) todo.addSubcomponent(alarm);
   return todo;
 }
 
@@ -370,6 +399,11 @@ export interface VtodoInput {
   readonly id?: string;
   /** CalDAV: the resource name to keep, when it is not `<id>.ics`. */
   readonly resourceName?: string;
+  /**
+   * CalDAV: RELATED-TO names no parent the task can have here (not stored yet, deleted, in another
+   * collection): the lines are kept as the client sent them and the task stays top-level.
+   */
+  readonly keepParentLines?: boolean;
 }
 
 /** Whether a client's lines of a mapped property say more than the server would write for them. */
@@ -406,7 +440,7 @@ function keptOf(todo: ICAL.Component, task: PortableTask, input: VtodoInput, whe
   for (const property of todo.getAllProperties()) {
     const name = property.name;
     if (STAMP_PROPERTIES.has(name) || own.has(name)) continue;
-    if (FIELD_PROPERTIES.has(name)) {
+    if (FIELD_PROPERTIES.has(name) && !(name === 'related-to' && input.keepParentLines === true)) {
       if (!caldav || seen.has(name)) continue;
       seen.add(name);
       const sent = todo.getAllProperties(name);
@@ -432,9 +466,10 @@ function keptOf(todo: ICAL.Component, task: PortableTask, input: VtodoInput, whe
       if (problem === undefined) icalExtras = longer;
       else notKept.push(`${where}: ${component.name.toUpperCase()} not kept (${problem})`);
     }
-  } else if (inner.length > 0) {
-    const names = inner.map((component) => component.name.toUpperCase());
-    notKept.push(`${where}: ${names.join(', ')} left out (components inside a VTODO are not kept)`);
+  } else {
+    const others = remindersOf(todo, task.id).others;
+    const names = others.map((component) => component.name.toUpperCase());
+    if (names.length > 0) notKept.push(`${where}: ${names.join(', ')} left out (no reminder stands for it)`);
   }
   return { icalExtras, notKept };
 }
@@ -507,6 +542,9 @@ export function readTodo(todo: ICAL.Component, input: VtodoInput, index: number)
     tags: labels.tags,
     priority: typeof priorityValue === 'number' ? priorityOfIcal(priorityValue) : 0,
     repeater,
+    parentId: input.keepParentLines === true ? null : parentOf(todo, idOfUid),
+    sortOrder: sortOrderOf(todo),
+    reminders: remindersOf(todo, uid).reminders,
     icalExtras: '',
   };
   const kept = keptOf(todo, task, input, where);
