@@ -8,6 +8,8 @@ import { z } from 'zod';
 import { ARRAY_POST_MAX } from '../schemas/one-or-many.js';
 import { contextShape, projectShape } from '../schemas/label.js';
 import { settingsShape } from '../schemas/settings.js';
+import { webhookShape } from '../schemas/webhook.js';
+import { deliveryLog, webhookDeleted, webhookList, wireWebhook } from '../wire/webhook-shapes.js';
 import { taskShape } from '../schemas/task.js';
 import {
   contextList,
@@ -79,6 +81,7 @@ const WRITES = {
   ProjectWrite: projectShape,
   ContextWrite: contextShape,
   SettingsWrite: settingsShape,
+  WebhookWrite: webhookShape,
   OAuthTokenForm: oauthTokenForm,
   OAuthRevokeForm: oauthRevokeForm,
   AccountCsrfForm: csrfOnlyForm,
@@ -91,6 +94,10 @@ const ANSWERS = {
   Project: wireProject,
   Context: wireContext,
   Settings: wireSettings,
+  Webhook: wireWebhook,
+  WebhookList: webhookList,
+  WebhookDeleted: webhookDeleted,
+  WebhookDeliveries: deliveryLog,
   TaskList: taskList,
   ProjectList: projectList,
   ContextList: contextList,

@@ -21,7 +21,7 @@ export const wireDateTime = z
   });
 
 /** Every string below arrives HTML-escaped (`&`, `<`, `>`, `'`, `"` as entities), and only those five. */
-const escaped = z.string();
+export const escaped = z.string();
 
 export const wireTask = z
   .strictObject({

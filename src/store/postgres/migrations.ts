@@ -1,5 +1,6 @@
 import { AUTH_SCHEMA } from './auth-schema.js';
 import { SHARDABLE_SCHEMA } from './shardable-schema.js';
+import { WEBHOOKS_SCHEMA } from './webhook-schema.js';
 
 /**
  * The schema, as an append-only list of migrations. A released migration is never edited: a
@@ -243,4 +244,5 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   { version: 8, name: 'project colors (CalDAV calendar-color)', sql: PROJECT_COLORS },
   { version: 11, name: 'every commit notifies the change feed', sql: CHANGE_NOTIFICATIONS },
+  { version: 12, name: 'webhooks, their outbox and delivery logs', sql: WEBHOOKS_SCHEMA },
 ];

@@ -1,3 +1,4 @@
+import { WEBHOOKS_SCHEMA } from './webhook-schema.js';
 import { pendingMigrations, type Migration } from '../schema-version.js';
 import { AUTH_SCHEMA } from './auth-schema.js';
 import type { SqliteDatabase } from './connection.js';
@@ -209,6 +210,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'storage usage per account; tombstones by server time', sql: STORAGE_USAGE },
   { version: 6, name: 'kept iCalendar properties of tasks', sql: ICAL_EXTRAS },
   { version: 7, name: 'project colors (CalDAV calendar-color)', sql: PROJECT_COLORS },
+  { version: 10, name: 'webhooks, their outbox and delivery logs', sql: WEBHOOKS_SCHEMA },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `
