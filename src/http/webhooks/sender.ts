@@ -26,8 +26,11 @@ export interface SenderOptions {
   readonly observe?: (outcome: DeliveryOutcome, lagSeconds: number | null) => void;
 }
 
-/** A sender holds a hook this long per renewal: another process takes over once it lapses. */
-const LEASE_MICROS = 60 * MICROS_PER_SECOND;
+/**
+ * A sender holds a hook this long per renewal (before each try, which takes 10 s at most):
+ * another process, or this one restarted after a crash, takes over once it lapses.
+ */
+const LEASE_MICROS = 15 * MICROS_PER_SECOND;
 /** Outbox rows read at once. */
 const BATCH = 100;
 /** Past every time of the store: `pending` then finds hooks whose retry is still to come too. */
@@ -48,6 +51,8 @@ export class WebhookSender {
   /** Hooks woken again while busy: they look once more when done. */
   readonly #again = new Set<HookKey>();
   readonly #timers = new Map<HookKey, NodeJS.Timeout>();
+  /** Looks at accounts whose hooks another sender held, once its lease may have lapsed. */
+  readonly #later = new Set<NodeJS.Timeout>();
   #unsubscribe: (() => void) | undefined;
   #stopped = false;
   readonly #running = new Set<Promise<void>>();
@@ -71,6 +76,8 @@ export class WebhookSender {
     this.#unsubscribe?.();
     for (const timer of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
+    for (const timer of this.#later) clearTimeout(timer);
+    this.#later.clear();
     await Promise.all([...this.#running]);
   }
 
@@ -118,7 +125,12 @@ export class WebhookSender {
       for (;;) {
         if (this.#stopped) return;
         const hook = await this.hooks.claim(ref, this.#owner, this.hooks.clock() + LEASE_MICROS);
-        if (hook === undefined) return;
+        if (hook === undefined) {
+          // Another sender holds it (or one that died does, until its lease lapses): look again
+          // then, in case nobody is left to finish.
+          this.#lookAgainLater(ref.accountId);
+          return;
+        }
         const now = this.hooks.clock();
         if (hook.nextAttempt !== null && hook.nextAttempt > now) {
           this.#retryAt(key, ref, hook.nextAttempt - now);
@@ -130,6 +142,8 @@ export class WebhookSender {
         let current: StoredWebhook = hook;
         for (const event of events) {
           if (this.#stopped) return;
+          // Renewed before each try, so that a slow receiver never outlasts the lease.
+          if ((await this.hooks.claim(ref, this.#owner, this.hooks.clock() + LEASE_MICROS)) === undefined) return;
           if (!wantsEvent(current.events, event.type)) {
             if (!(await this.hooks.progress(ref, this.#owner, afterSuccess(event.rev), null))) return;
             current = { ...current, deliveredRev: event.rev };
@@ -150,6 +164,15 @@ export class WebhookSender {
     } finally {
       await this.hooks.release(ref, this.#owner).catch(() => undefined);
     }
+  }
+
+  #lookAgainLater(accountId: number): void {
+    const timer = setTimeout(() => {
+      this.#later.delete(timer);
+      this.#wake(accountId, ANY_TIME);
+    }, LEASE_MICROS / 1000);
+    timer.unref();
+    this.#later.add(timer);
   }
 
   #retryAt(key: HookKey, ref: { readonly accountId: number; readonly id: string }, inMicros: number): void {
