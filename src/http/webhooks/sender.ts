@@ -31,6 +31,8 @@ export interface SenderOptions {
  * another process, or this one restarted after a crash, takes over once it lapses.
  */
 const LEASE_MICROS = 15 * MICROS_PER_SECOND;
+/** A try takes 10 s at most (post.ts): the lease is renewed when less than this is left. */
+const RENEW_BEFORE_MICROS = 11 * MICROS_PER_SECOND;
 /** Outbox rows read at once. */
 const BATCH = 100;
 /** Past every time of the store: `pending` then finds hooks whose retry is still to come too. */
@@ -124,7 +126,8 @@ export class WebhookSender {
     try {
       for (;;) {
         if (this.#stopped) return;
-        const hook = await this.hooks.claim(ref, this.#owner, this.hooks.clock() + LEASE_MICROS);
+        let leaseUntil = this.hooks.clock() + LEASE_MICROS;
+        const hook = await this.hooks.claim(ref, this.#owner, leaseUntil);
         if (hook === undefined) {
           // Another sender holds it (or one that died does, until its lease lapses): look again
           // then, in case nobody is left to finish.
@@ -142,8 +145,11 @@ export class WebhookSender {
         let current: StoredWebhook = hook;
         for (const event of events) {
           if (this.#stopped) return;
-          // Renewed before each try, so that a slow receiver never outlasts the lease.
-          if ((await this.hooks.claim(ref, this.#owner, this.hooks.clock() + LEASE_MICROS)) === undefined) return;
+          // Renewed before a try that could outlast it (10 s at most), so a slow receiver never does.
+          if (leaseUntil - this.hooks.clock() < RENEW_BEFORE_MICROS) {
+            leaseUntil = this.hooks.clock() + LEASE_MICROS;
+            if ((await this.hooks.claim(ref, this.#owner, leaseUntil)) === undefined) return;
+          }
           if (!wantsEvent(current.events, event.type)) {
             if (!(await this.hooks.progress(ref, this.#owner, afterSuccess(event.rev), null))) return;
             current = { ...current, deliveredRev: event.rev };
