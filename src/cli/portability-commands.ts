@@ -15,7 +15,7 @@ type ImportCommand = Extract<Command, { command: 'import' }>;
 
 /** `task-service export <username>`: the file on standard output, a summary on standard error. */
 export async function runExport(store: Store, command: ExportCommand): Promise<void> {
-  const { account, data } = await new PortabilityService(store).exportAccount(command.username);
+  const { account, data } = await new PortabilityService(store, nowMicros).exportAccount(command.username);
   const text = await writePortableFile(command.format, account, data, nowMicros());
   process.stdout.write(text);
   console.error(
@@ -55,7 +55,7 @@ function printReport(report: ImportReport): void {
 
 /** `task-service import <username> <file>`: what changed (or would) on standard output. */
 export async function runImport(store: Store, command: ImportCommand): Promise<void> {
-  const service = new PortabilityService(store);
+  const service = new PortabilityService(store, nowMicros);
   // Dates without a zone (all-day ones, floating times) are the account's local ones.
   const data = await readImportFile(command, await service.zoneOf(command.username));
   const bar = new ProgressBar(command.dryRun ? 'import (dry run)' : 'import', process.stderr);

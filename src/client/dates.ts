@@ -90,19 +90,26 @@ function pad(value: number, digits = 2): string {
  * zone's offset at a first guess and corrected once for an offset that changed in between.
  */
 export function startOfDayIn(calendarDate: string, zone: string): Date {
+  return instantIn(calendarDate, '00:00', zone);
+}
+
+/** The instant the wall clock in `zone` shows `HH:MM` on a calendar date `YYYY-MM-DD`, found as startOfDayIn finds midnight. */
+export function instantIn(calendarDate: string, time: string, zone: string): Date {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(calendarDate);
   if (match === null) throw new Error(`not a calendar date: ${calendarDate}`);
-  const midnight = utcOfWallClock({
+  const clock = /^(\d{2}):(\d{2})$/.exec(time);
+  if (clock === null) throw new Error(`not a time: ${time}`);
+  const wall = utcOfWallClock({
     year: Number(match[1]),
     month: Number(match[2]),
     day: Number(match[3]),
-    hour: 0,
-    minute: 0,
+    hour: Number(clock[1]),
+    minute: Number(clock[2]),
     second: 0,
   });
-  let instant = midnight;
+  let instant = wall;
   for (let pass = 0; pass < 2; pass += 1) {
-    instant = midnight - (utcOfWallClock(wallClockIn(new Date(instant), zone)) - instant);
+    instant = wall - (utcOfWallClock(wallClockIn(new Date(instant), zone)) - instant);
   }
   return new Date(instant);
 }

@@ -1,11 +1,13 @@
 /**
  * Quick add (WEB.md section 1): a line of text with tokens, each a word starting with its
  * character: `#Project`, `@context` (the context keeps its `@`, as the contract's `@home`),
- * `*tag`, `!1`..`!3` (priority), `^today`, `^tomorrow`, `^YYYY-MM-DD`, `^mon`..`^sun` (start
- * date: Scheduled), `^someday` (Someday), `~next` / `~waiting` (box). Text in double quotes is
- * never a token. The title is the text without its tokens, otherwise unchanged. The one parser of
+ * `*tag`, `!1`..`!3` (priority), `^today`, `^tomorrow`, `^YYYY-MM-DD`, `^mon`..`^sun`,
+ * `^next week` (7 days on), `^in 3 days` / `^in 2 weeks` (start date: Scheduled), each maybe
+ * followed by a time (`^tomorrow 18:30`, `^fri 9am`), or a time alone (`^9am`: today), `^someday`
+ * (Someday), `~next` / `~waiting` (box). Text in double quotes is never a token. The title is the text without its tokens, otherwise unchanged. The one parser of
  * the web app and the terminal client.
  */
+import { formatWireDate, instantIn } from './dates.js';
 import type { TaskWrite } from './records.js';
 
 /** What a token means, without where it was written. */
@@ -14,14 +16,23 @@ type TokenMeaning =
   | { readonly kind: 'context'; readonly name: string }
   | { readonly kind: 'tag'; readonly name: string }
   | { readonly kind: 'priority'; readonly priority: 1 | 2 | 3 }
-  /** `date`: `YYYY-MM-DD`; or a day relative to today, resolved by quickAddStartDate. */
-  | { readonly kind: 'start'; readonly day: StartDay }
+  /**
+   * `date`: `YYYY-MM-DD`; or a day relative to today, resolved by quickAddStartDate; `time`
+   * (`HH:MM`, 24 h) when one was written, else the task is all-day.
+   */
+  | { readonly kind: 'start'; readonly day: StartDay; readonly time?: string }
   | { readonly kind: 'box'; readonly box: 'noplan' | 'next' | 'waiting' };
 
 /** A token as written: `raw` its text, `at` where it starts in the text (for removing a chip). */
 export type QuickAddToken = TokenMeaning & { readonly raw: string; readonly at: number };
 
-export type StartDay = 'today' | 'tomorrow' | Weekday | { readonly date: string };
+export type StartDay =
+  | 'today'
+  | 'tomorrow'
+  | Weekday
+  | { readonly date: string }
+  /** `^next week`, `^in 3 days`: that many days after today. */
+  | { readonly inDays: number };
 
 export interface QuickAdd {
   readonly title: string;
@@ -45,6 +56,39 @@ function isCalendarDate(text: string): boolean {
   return date.getUTCMonth() === Number(match[2]) - 1 && date.getUTCDate() === Number(match[3]);
 }
 
+/**
+ * A time of day as written after a date, `HH:MM` (24 h): `18:30`, `9am`, `9:30pm`, `12am`. A bare
+ * number is not one (`^tomorrow 2 apples` keeps its 2).
+ */
+function timeOf(word: string): string | undefined {
+  const match = /^(\d{1,2})(?::(\d{2}))?(am|pm)?$/.exec(word.toLowerCase());
+  if (match === null) return undefined;
+  const [, hourText = '', minuteText, half] = match;
+  if (minuteText === undefined && half === undefined) return undefined;
+  let hour = Number(hourText);
+  const minute = Number(minuteText ?? '0');
+  if (minute > 59) return undefined;
+  if (half === undefined) {
+    if (hour > 23) return undefined;
+  } else {
+    if (hour < 1 || hour > 12) return undefined;
+    hour = (hour % 12) + (half === 'pm' ? 12 : 0);
+  }
+  return `${String(hour).padStart(2, '0')}:${String(minute).padStart(2, '0')}`;
+}
+
+/** How many days a relative phrase after `^` names, and how many words it took; undefined if none. */
+function relativeDays(words: readonly Word[], index: number): { days: number; taken: number } | undefined {
+  const first = words[index]?.word.toLowerCase();
+  const second = words[index + 1]?.word.toLowerCase();
+  if (first === '^next' && second === 'week') return { days: 7, taken: 2 };
+  const unit = words[index + 2]?.word.toLowerCase();
+  if (first !== '^in' || second === undefined || unit === undefined || !/^\d{1,3}$/.test(second)) return undefined;
+  if (unit === 'day' || unit === 'days') return { days: Number(second), taken: 3 };
+  if (unit === 'week' || unit === 'weeks') return { days: 7 * Number(second), taken: 3 };
+  return undefined;
+}
+
 /** What a word means as a token, or undefined when it is title text. */
 function meaningOf(word: string): TokenMeaning | undefined {
   if (word.includes('"')) return undefined;
@@ -64,6 +108,8 @@ function meaningOf(word: string): TokenMeaning | undefined {
       const day = rest.toLowerCase();
       if (day === 'someday') return { kind: 'box', box: 'noplan' };
       if (day === 'today' || day === 'tomorrow' || isWeekday(day)) return { kind: 'start', day };
+      const time = timeOf(day);
+      if (time !== undefined) return { kind: 'start', day: 'today', time };
       return isCalendarDate(rest) ? { kind: 'start', day: { date: rest } } : undefined;
     }
     case '~': {
@@ -104,10 +150,28 @@ function wordsOf(text: string): Word[] {
 export function parseQuickAdd(text: string): QuickAdd {
   const tokens: QuickAddToken[] = [];
   let title = '';
-  for (const { space, word, at } of wordsOf(text)) {
-    const meaning = meaningOf(word);
-    if (meaning !== undefined) tokens.push({ ...meaning, raw: word, at });
-    else title += (title === '' ? '' : space) + word;
+  const words = wordsOf(text);
+  for (let index = 0; index < words.length; index += 1) {
+    const { space, word, at } = words[index] ?? { space: '', word: '', at: 0 };
+    const relative = relativeDays(words, index);
+    let meaning: TokenMeaning | undefined =
+      relative === undefined ? meaningOf(word) : { kind: 'start', day: { inDays: relative.days } };
+    let last = index + (relative?.taken ?? 1) - 1;
+    // A date may be followed by its time: `^tomorrow 18:30`, `^2026-12-24 10:00`.
+    if (meaning?.kind === 'start' && meaning.time === undefined) {
+      const time = timeOf(words[last + 1]?.word ?? '');
+      if (time !== undefined) {
+        meaning = { ...meaning, time };
+        last += 1;
+      }
+    }
+    if (meaning === undefined) {
+      title += (title === '' ? '' : space) + word;
+      continue;
+    }
+    const end = words[last] ?? words[index];
+    tokens.push({ ...meaning, raw: text.slice(at, (end?.at ?? at) + (end?.word.length ?? 0)), at });
+    index = last;
   }
   return { title, tokens };
 }
@@ -132,7 +196,7 @@ function addDays(date: string, days: number): string {
  * weekday is the coming such day, today included (`^tue` on a Tuesday is today).
  */
 export function quickAddStartDate(day: StartDay, today: string): string {
-  if (typeof day === 'object') return day.date;
+  if (typeof day === 'object') return 'date' in day ? day.date : addDays(today, day.inDays);
   if (day === 'today') return today;
   if (day === 'tomorrow') return addDays(today, 1);
   const todayIndex = new Date(`${today}T00:00:00Z`).getUTCDay();
@@ -150,8 +214,10 @@ export interface QuickAddPlace {
  * The task a quick add makes. `today` is the account's date now (`YYYY-MM-DD`); `place` the box,
  * project or context of the view it is added in, unless a token says otherwise. Later tokens of a
  * kind win, tags add up. Scheduled needs a start: a task going there without one starts today.
+ * A start is a calendar date (all day), or with a time the wire's date-time in `zone` (the
+ * account's).
  */
-export function quickAddTask(parsed: QuickAdd, today: string, place: QuickAddPlace = {}): TaskWrite {
+export function quickAddTask(parsed: QuickAdd, today: string, place: QuickAddPlace = {}, zone = 'UTC'): TaskWrite {
   const task: TaskWrite = { title: parsed.title };
   const tags: string[] = [];
   if (place.box !== undefined) task.attribute = place.box;
@@ -171,11 +237,13 @@ export function quickAddTask(parsed: QuickAdd, today: string, place: QuickAddPla
       case 'priority':
         task.priority = token.priority;
         break;
-      case 'start':
-        task.start_at = quickAddStartDate(token.day, today);
-        task.all_day = true;
+      case 'start': {
+        const day = quickAddStartDate(token.day, today);
+        task.start_at = token.time === undefined ? day : formatWireDate(instantIn(day, token.time, zone), zone);
+        task.all_day = token.time === undefined;
         task.attribute = 'plan';
         break;
+      }
       case 'box':
         task.attribute = token.box;
         break;

@@ -1,5 +1,6 @@
 import type { Account } from '../domain/account.js';
 import type { CollectionId } from '../domain/calendar.js';
+import type { SyncPosition } from '../domain/sync.js';
 import type { Task } from '../domain/task.js';
 import { keyOf, type PropertyTable } from './multistatus.js';
 import { homeHref, principalHref } from './paths.js';
@@ -63,8 +64,8 @@ export interface CollectionView {
   readonly id: CollectionId;
   readonly displayName: string;
   readonly color: string | null;
-  /** The account's change number: the collection's sync token and ctag. */
-  readonly headRev: number;
+  /** Where the account stands: the collection's sync token and ctag. */
+  readonly head: SyncPosition;
 }
 
 export interface CollectionItem extends Viewer {
@@ -84,9 +85,9 @@ export const COLLECTION_PROPERTIES: PropertyTable<CollectionItem> = table<Collec
     d('supported-report-set'),
     () => SUPPORTED_REPORTS.map((name) => dav('supported-report', dav('report', elementWith(name, {})))),
   ],
-  [d('sync-token'), ({ view }) => [syncTokenOf(view.headRev)]],
-  [{ ns: NS.calendarServer, name: 'getctag' }, ({ view }) => [syncTokenOf(view.headRev)]],
-  [d('getetag'), ({ view }) => [etagOf(view.headRev)]],
+  [d('sync-token'), ({ view }) => [syncTokenOf(view.head)]],
+  [{ ns: NS.calendarServer, name: 'getctag' }, ({ view }) => [syncTokenOf(view.head)]],
+  [d('getetag'), ({ view }) => [etagOf(view.head.rev)]],
   [d('current-user-privilege-set'), ({ writable }) => privileges(writable)],
   [d('owner'), ({ account }) => [dav('href', principalHref(account.username))]],
   userPrincipal,

@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { collectionOf, resourceNameOf, sameCollection, type CollectionId } from '../domain/calendar.js';
 import type { Project } from '../domain/label.js';
+import type { SyncPosition } from '../domain/sync.js';
 import type { Task } from '../domain/task.js';
 import { sendMultistatus, type DavContext } from './context.js';
 import { DavError } from './errors.js';
@@ -29,29 +30,29 @@ import { NS, type Markup } from './xml/writer.js';
 /** The name the inbox shows in a client's list of calendars. */
 export const INBOX_DISPLAY_NAME = 'Inbox';
 
-function projectView(project: Project, headRev: number): CollectionView {
-  return { id: { kind: 'project', projectId: project.id }, displayName: project.name, color: project.color, headRev };
+function projectView(project: Project, head: SyncPosition): CollectionView {
+  return { id: { kind: 'project', projectId: project.id }, displayName: project.name, color: project.color, head };
 }
 
 /** The collection a segment names, as CalDAV shows it, or 404. */
 export async function collectionView(context: DavContext, segment: string): Promise<CollectionView> {
   const { services, account } = context;
-  const headRev = (await services.listing.head(account.id)).rev;
+  const head = await services.listing.position(account.id);
   const id = collectionOfSegment(segment);
-  if (id.kind === 'inbox') return { id, displayName: INBOX_DISPLAY_NAME, color: null, headRev };
+  if (id.kind === 'inbox') return { id, displayName: INBOX_DISPLAY_NAME, color: null, head };
   const project = await services.calendars.project(account.id, id.projectId);
   if (project === undefined) throw DavError.notFound();
-  return projectView(project, headRev);
+  return projectView(project, head);
 }
 
 /** Every collection of the account: the inbox first, then each live project. */
 export async function allCollectionViews(context: DavContext): Promise<CollectionView[]> {
   const { services, account } = context;
-  const headRev = (await services.listing.head(account.id)).rev;
+  const head = await services.listing.position(account.id);
   const projects = await services.calendars.projects(account.id);
   return [
-    { id: { kind: 'inbox' }, displayName: INBOX_DISPLAY_NAME, color: null, headRev },
-    ...projects.map((project) => projectView(project, headRev)),
+    { id: { kind: 'inbox' }, displayName: INBOX_DISPLAY_NAME, color: null, head },
+    ...projects.map((project) => projectView(project, head)),
   ];
 }
 

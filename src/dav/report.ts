@@ -9,7 +9,7 @@ import { collectionHref, collectionOfSegment, objectHref, pathOfHref, targetOf, 
 import { collectionView, objectResponder, tasksOf } from './propfind.js';
 import { calendarDataOf, calendarOf } from './render.js';
 import type { PropertyRequest, Report } from './requests.js';
-import { revOfSyncToken, syncTokenOf } from './tokens.js';
+import { positionOfSyncToken, syncTokenOf } from './tokens.js';
 import { calendarText } from '../service/formats/vtodo.js';
 import { dav, NS, type Markup } from './xml/writer.js';
 
@@ -126,16 +126,15 @@ async function* syncCollection(
   report: Extract<Report, { kind: 'sync-collection' }>,
 ): AsyncGenerator<Markup> {
   const { account, services } = context;
-  const afterRev = report.syncToken === '' ? undefined : revOfSyncToken(report.syncToken);
-  if (report.syncToken !== '' && afterRev === undefined) throw invalidSyncToken();
-  // A token older than the purge horizon is refused here (DomainError cursor_expired: 403 valid-sync-token).
+  const after = report.syncToken === '' ? undefined : positionOfSyncToken(report.syncToken);
+  if (report.syncToken !== '' && after === undefined) throw invalidSyncToken();
+  // A token older than the purge horizon, from before a restore or from another store, is
+  // refused here (DomainError cursor_expired: 403 valid-sync-token).
   const listing = await services.listing.open(account.id, 'task', {
-    ...(afterRev === undefined ? {} : { afterRev }),
+    ...(after === undefined ? {} : { after }),
     ...(report.limit === undefined ? {} : { limit: report.limit }),
   });
   try {
-    // A token past the account's head was made by another store (a restore, another server).
-    if (afterRev !== undefined && afterRev > listing.head.rev) throw invalidSyncToken();
     const respond = taskResponder(context, collection, report.properties);
     for await (const batch of listing.batches()) {
       // Other requests get their turn between batches: SQLite reads without waiting for anything.
@@ -143,12 +142,12 @@ async function* syncCollection(
       for (const task of batch) {
         const where = collectionOf(task);
         if (where !== undefined && sameCollection(where, collection)) yield respond(task);
-        else if (afterRev !== undefined)
+        else if (after !== undefined)
           yield statusResponse(objectHref(account.username, collection, resourceNameOf(task)), '404 Not Found');
       }
     }
     if (listing.hasMore) yield statusResponse(collectionHref(account.username, collection), '507 Insufficient Storage');
-    yield dav('sync-token', syncTokenOf(listing.cursorRev));
+    yield dav('sync-token', syncTokenOf(listing.cursor));
   } finally {
     await listing.close();
   }

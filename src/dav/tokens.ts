@@ -1,3 +1,4 @@
+import type { ReturnedPosition, SyncPosition } from '../domain/sync.js';
 import { decodeCursor, encodeCursor } from '../http/wire/cursor.js';
 
 /**
@@ -24,12 +25,12 @@ export function revsOfEtags(header: string): '*' | number[] {
 
 const SYNC_TOKEN_PREFIX = 'http://task-service.invalid/sync/';
 
-export function syncTokenOf(rev: number): string {
-  return `${SYNC_TOKEN_PREFIX}${encodeCursor(rev)}`;
+export function syncTokenOf(position: SyncPosition): string {
+  return `${SYNC_TOKEN_PREFIX}${encodeCursor(position)}`;
 }
 
-/** The change number a sync token stands for, or undefined when it is no token of ours. */
-export function revOfSyncToken(token: string): number | undefined {
+/** The position a sync token stands for, or undefined when it is no token of ours. */
+export function positionOfSyncToken(token: string): ReturnedPosition | undefined {
   const trimmed = token.trim();
   if (!trimmed.startsWith(SYNC_TOKEN_PREFIX)) return undefined;
   return decodeCursor(trimmed.slice(SYNC_TOKEN_PREFIX.length));

@@ -51,6 +51,16 @@ export interface TokenGrant {
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9_.@-]{1,64}$/;
 
+/** The one rule of a sign-in password, wherever one is set: the web forms, `user add`, `user passwd`. */
+export const PASSWORD_MIN_LENGTH = 8;
+
+/** Why `password` may not be a sign-in password, or undefined when it may. */
+export function passwordRefusal(password: string): string | undefined {
+  return password.length < PASSWORD_MIN_LENGTH
+    ? `a password has at least ${PASSWORD_MIN_LENGTH} characters`
+    : undefined;
+}
+
 /** The interface language of a new account until the user picks one. */
 export const DEFAULT_LANGUAGE = 'en';
 

@@ -11,6 +11,9 @@ export interface Session {
 /** A session not seen for this long is gone (ACCOUNTS.md section 2). */
 export const SESSION_IDLE_MICROS = 30 * MICROS_PER_DAY;
 
+/** A session this old is gone however often it is used (ACCOUNTS.md section 2: a year). */
+export const SESSION_LIFETIME_MICROS = 365 * MICROS_PER_DAY;
+
 /** An OAuth client as registered by an administrator. A public client has no secret. */
 export interface OAuthClient {
   /** 24 lowercase hex characters. */
@@ -140,15 +143,32 @@ export function redirectUriMatches(registered: readonly string[], given: string)
   return registered.some((uri) => loopbackWithoutPort(uri) === loose);
 }
 
-/** A redirect URI an administrator may register: absolute, no fragment. */
-export function isRegistrableRedirectUri(uri: string): boolean {
-  if (uri.includes('#')) return false;
+/** Hosts of plain `http:` redirect URIs: the loopback interface, where a native app listens (RFC 8252 7.3). */
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/** RFC 8252 7.1: a private-use scheme is a domain name of the app's maker, reversed (`com.example.app`). */
+const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/;
+
+/**
+ * Why an administrator may not register `uri` as a redirect URI, or undefined when they may
+ * (ACCOUNTS.md section 2): `https:`, loopback `http:`, or a private-use scheme; never a script,
+ * data, a file, or a fragment.
+ */
+export function redirectUriRefusal(uri: string): string | undefined {
+  let url: URL;
   try {
-    const url = new URL(uri);
-    return url.protocol === 'https:' || url.protocol === 'http:' || /^[a-z][a-z0-9+.-]*:$/.test(url.protocol);
+    url = new URL(uri);
   } catch {
-    return false;
+    return 'not an absolute URI';
   }
+  if (uri.includes('#')) return 'a redirect URI has no fragment';
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return undefined;
+  if (PRIVATE_USE_SCHEME.test(url.protocol)) return undefined;
+  return (
+    'a redirect URI is https:, http: on a loopback address (127.0.0.1, [::1], localhost), ' +
+    'or a private-use scheme of RFC 8252 named by a reverse domain name (com.example.app:/cb)'
+  );
 }
 
 /** RFC 7636: a code challenge or verifier is 43-128 unreserved characters. */

@@ -10,8 +10,8 @@ export interface Project {
   readonly archived: Micros | null;
   readonly deleted: Micros | null;
   /**
-   * The project's color, `#RRGGBB` or `#RRGGBBAA`, or null: set by CalDAV clients
-   * (`calendar-color`); /v1 does not show or take it yet (the web app's second round will).
+   * The project's color, `#RRGGBB` or `#RRGGBBAA`, or null: set through /v1 (the web app) and
+   * by CalDAV clients (`calendar-color`).
    */
   readonly color: string | null;
   readonly created: Micros;
@@ -43,7 +43,7 @@ export interface LabelInput {
   readonly notes?: string;
   readonly archived?: Micros | null;
   readonly deleted?: Micros | null;
-  /** Projects only; set by CalDAV (PROPPATCH calendar-color). */
+  /** Projects only; /v1's `color` and CalDAV's PROPPATCH calendar-color. */
   readonly color?: string | null;
   readonly ifRev?: number;
 }

@@ -1,4 +1,4 @@
-import type { LabelRef, Task } from './task.js';
+import { NEW_TASK, type LabelRef, type Task, type TaskDraft } from './task.js';
 import type { Micros } from './time.js';
 
 /**
@@ -31,9 +31,30 @@ export interface PortableContext {
  * stored task's, but for its labels, given by id (our JSON) or by name (other formats: found, or
  * made, by name), and what the store keeps of its own (tombstone, stamps).
  */
-export interface PortableTask extends Omit<Task, 'deleted' | 'project' | 'context' | 'created' | 'updated' | 'rev'> {
+export interface PortableTask extends Omit<
+  Task,
+  'deleted' | 'project' | 'context' | 'reminderDue' | 'created' | 'updated' | 'rev'
+> {
   readonly project: LabelRef;
   readonly context: LabelRef;
+}
+
+/** The fields a format gives a task when it has no place for them: a new task's. */
+export const NEW_PORTABLE_TASK: Omit<PortableTask, 'id'> = withoutTombstone(NEW_TASK);
+
+function withoutTombstone(task: Omit<TaskDraft, 'id'>): Omit<PortableTask, 'id'> {
+  const { deleted, reminderDue, ...fields } = task;
+  return fields;
+}
+
+/** A stored task as an export writes it: its labels by id, without its tombstone and stamps. */
+export function portableOf(task: Task): PortableTask {
+  const { deleted, reminderDue, created, updated, rev, project, context, ...fields } = task;
+  return {
+    ...fields,
+    project: project === null ? null : { id: project.id },
+    context: context === null ? null : { id: context.id },
+  };
 }
 
 /** The files an account is exported to. */

@@ -1,9 +1,10 @@
 import { invalid } from './errors.js';
 import { icalExtrasProblem } from './ical-extras.js';
-import type { Label, Task, TaskDraft, TaskInput } from './task.js';
+import { NEW_TASK, type Label, type Task, type TaskDraft, type TaskInput } from './task.js';
 import type { Micros } from './time.js';
 import { isValidRepeater, nextOccurrence } from './repeat.js';
 import { startOfDay } from './zone.js';
+import { nextReminderDue, remindersOf } from './reminders.js';
 
 /** What the use case resolved before the rules run: a fresh id, labels looked up by name or id. */
 export interface MergeContext {
@@ -12,6 +13,10 @@ export interface MergeContext {
   /** undefined: the request did not touch it. */
   readonly project: Label | null | undefined;
   readonly context: Label | null | undefined;
+  /** The time of the change: reminders that fell due before it are not planned again. */
+  readonly now: Micros;
+  /** An id for a new reminder. */
+  readonly newReminderId: () => string;
 }
 
 function pick<T>(value: T | undefined, fallback: T): T {
@@ -31,24 +36,7 @@ export function mergeTask(existing: Task | undefined, input: TaskInput, context:
       input.id === undefined ? 'required' : 'required: no task has this id, so this would create one',
     );
   }
-  const base: TaskDraft = existing ?? {
-    id: input.id ?? context.newId,
-    title: '',
-    notes: '',
-    attribute: 'inbox',
-    allDay: false,
-    startAt: null,
-    endAt: null,
-    completed: null,
-    trashed: null,
-    deleted: null,
-    project: null,
-    context: null,
-    tags: [],
-    priority: 0,
-    repeater: null,
-    icalExtras: '',
-  };
+  const base: TaskDraft = existing ?? { ...NEW_TASK, id: input.id ?? context.newId };
 
   const allDay = pick(input.allDay, base.allDay);
   const dayOf = (value: Micros | null): Micros | null =>
@@ -73,25 +61,25 @@ export function mergeTask(existing: Task | undefined, input: TaskInput, context:
   const icalExtrasRefused = input.icalExtras === undefined ? undefined : icalExtrasProblem(input.icalExtras);
   if (icalExtrasRefused !== undefined) throw invalid('ical_extras', icalExtrasRefused);
 
+  // The fields without a rule of their own here take the client's value when it sent one.
+  if (input.parentId !== undefined && input.parentId === base.id) {
+    throw invalid('parent_id', 'a task cannot be its own parent');
+  }
+  const { id, project, context: contextRef, ifRev, reminders, ...sent } = input;
   const merged: TaskDraft = {
-    id: base.id,
-    title: pick(input.title, base.title),
-    notes: pick(input.notes, base.notes),
+    ...base,
+    ...sent,
     attribute,
     allDay,
     startAt,
     endAt,
-    completed: pick(input.completed, base.completed),
-    trashed: pick(input.trashed, base.trashed),
-    deleted: pick(input.deleted, base.deleted),
     project: pick(context.project, base.project),
     context: pick(context.context, base.context),
     tags: input.tags === undefined ? base.tags : [...new Set(input.tags)],
-    priority: pick(input.priority, base.priority),
-    repeater: pick(input.repeater, base.repeater),
-    icalExtras: pick(input.icalExtras, base.icalExtras),
+    reminders: reminders === undefined ? base.reminders : remindersOf(reminders, context.newReminderId),
   };
-  return completesRepetition(base, merged) ? advanceRepetition(merged, context.zone) : merged;
+  const moved = completesRepetition(base, merged) ? advanceRepetition(merged, context.zone) : merged;
+  return { ...moved, reminderDue: nextReminderDue(moved, context.now) };
 }
 
 /** True when this change marks an open repeating task done. */

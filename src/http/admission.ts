@@ -27,6 +27,8 @@ export interface AdmissionOptions {
   readonly bodyWaitLimits?: BodyWaitLimits | undefined;
   /** Counts each refusal by its reason; absent: nothing is counted. */
   readonly metrics?: ServiceMetrics | undefined;
+  /** Requests never shed: the web app's own files (web-app.ts), served from memory. */
+  readonly neverShed?: ((request: FastifyRequest) => boolean) | undefined;
 }
 
 /**
@@ -40,12 +42,14 @@ export class Admission {
   readonly #metrics: ServiceMetrics | undefined;
   /** Requests waiting for changes: admitted, but not counted in flight while they wait. */
   readonly #resting = new WeakSet<object>();
+  readonly #neverShed: (request: FastifyRequest) => boolean;
 
   constructor(options: AdmissionOptions) {
     this.#maintenance = options.maintenance;
     this.#shedder = new LoadShedder(options.loadLimits ?? DEFAULT_LOAD_LIMITS);
     this.#bodyWaits = new BodyWaits(options.bodyWaitLimits ?? DEFAULT_BODY_WAIT_LIMITS);
     this.#metrics = options.metrics;
+    this.#neverShed = options.neverShed ?? (() => false);
   }
 
   start(): void {
@@ -66,6 +70,8 @@ export class Admission {
   /** On arrival; throws the refusal's WireError. */
   enter(request: FastifyRequest, reply: FastifyReply): void {
     if (this.#maintenance && request.url.startsWith('/v1')) throw WireError.maintenance();
+    // A file of the app asked for without a body is a lookup in memory: never shed.
+    if (!hasBody(request.raw) && this.#neverShed(request)) return;
     if (!hasBody(request.raw)) {
       if (!this.#shedder.enter()) throw this.#refuse('load');
       reply.raw.once('close', () => this.#leave(reply));

@@ -24,7 +24,7 @@ import { registerSettingsRoutes } from './routes/settings.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
 import { setSafeHeaders } from './safe-headers.js';
 import { createServer, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, type ServerTls } from './server-options.js';
-import { registerWebApp, type WebAppFiles } from './web-app.js';
+import { asksForWebFile, registerWebApp, type WebAppFiles } from './web-app.js';
 import { RenderCache } from './wire/render-cache.js';
 
 export interface AppDeps {
@@ -96,11 +96,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // First, so that requests refused by the hooks below are counted too.
   if (deps.metrics !== undefined) registerMetricsHooks(app, deps.metrics);
 
+  const webApp = deps.webApp;
   const admission = new Admission({
     maintenance: deps.maintenance,
     loadLimits: deps.loadLimits,
     bodyWaitLimits: deps.bodyWaitLimits,
     metrics: deps.metrics,
+    neverShed: webApp ? (request) => asksForWebFile(webApp, request.method, request.url) : undefined,
   });
   admission.start();
   app.addHook('onListen', async () => admission.listening());

@@ -9,7 +9,7 @@ import { setSafeHeaders } from './safe-headers.js';
 import { sendJson } from './send.js';
 import { fromProblem, renderErrorBody, statusOf, WireError } from './wire/errors.js';
 import { rawErrorResponse } from './wire/raw-answer.js';
-import { queryWithoutToken } from './wire/reqdata.js';
+import { bodyWithoutSecrets, queryWithoutSecrets } from './wire/reqdata.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -67,7 +67,7 @@ export function answerClientError(error: Error, socket: Duplex): void {
 }
 
 function reqdataOf(request: FastifyRequest): string {
-  return request.method === 'POST' ? bodyEchoOf(request) : queryWithoutToken(rawQuery(request));
+  return request.method === 'POST' ? bodyWithoutSecrets(bodyEchoOf(request)) : queryWithoutSecrets(rawQuery(request));
 }
 
 function sendError(request: FastifyRequest, reply: FastifyReply, error: WireError): void {

@@ -37,7 +37,7 @@ async function* listChunks<T extends { readonly rev: number }>(
       }
     }
     if (chunk !== '') yield chunk;
-    yield listEnd(listing.cursorRev, listing.hasMore);
+    yield listEnd(listing.cursor, listing.hasMore);
   } finally {
     await listing.close();
   }

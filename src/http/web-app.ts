@@ -23,8 +23,10 @@ interface WebFile {
 
 /** Hashed names change with their content: a browser may keep them for a year without asking. */
 const HASHED_CACHE = 'public, max-age=31536000, immutable';
-/** The icon has a fixed name: kept a day, then asked for again. */
+/** The icons and the manifest have fixed names: kept a day, then asked for again. */
 const ICON_CACHE = 'public, max-age=86400';
+/** The app's files with fixed names besides the page and the service worker (web/public/). */
+const FIXED_FILES = ['favicon.ico', 'icon.svg', 'icon-maskable.svg', 'manifest.webmanifest'] as const;
 /** The page and the service worker name the current hashed files: always asked for again. */
 const UNHASHED_CACHE = 'no-cache';
 
@@ -53,9 +55,10 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   '.png': 'image/png',
   '.ico': 'image/x-icon',
   '.json': 'application/json; charset=utf-8',
+  '.webmanifest': 'application/manifest+json; charset=utf-8',
 };
 
-const COMPRESSIBLE = new Set(['.html', '.js', '.css', '.svg', '.json']);
+const COMPRESSIBLE = new Set(['.html', '.js', '.css', '.svg', '.json', '.webmanifest']);
 
 async function readWebFile(file: string, cacheControl: string): Promise<WebFile> {
   const extension = path.extname(file);
@@ -79,12 +82,21 @@ export async function loadWebApp(dir: string): Promise<WebAppFiles | null> {
   const byPath = new Map<string, WebFile>();
   byPath.set('/', await readWebFile(path.join(dir, 'index.html'), UNHASHED_CACHE));
   byPath.set('/sw.js', await readWebFile(path.join(dir, 'sw.js'), UNHASHED_CACHE));
-  // Browsers ask for it on every page, the sign-in pages' too; a day's cache is plenty.
-  byPath.set('/favicon.ico', await readWebFile(path.join(dir, 'favicon.ico'), ICON_CACHE));
+  // Browsers ask for the icon on every page, the sign-in pages' too, and for the manifest and its
+  // icons when the app is installed; a day's cache is plenty.
+  for (const name of FIXED_FILES) byPath.set(`/${name}`, await readWebFile(path.join(dir, name), ICON_CACHE));
   for (const name of assets) {
     byPath.set(`/assets/${name}`, await readWebFile(path.join(dir, 'assets', name), HASHED_CACHE));
   }
   return { byPath };
+}
+
+/**
+ * Whether the request asks for one of the app's files: a lookup in memory, which the load shedder
+ * lets through (admission.ts), so a page opening while the API is busy still loads (issue 21).
+ */
+export function asksForWebFile(files: WebAppFiles, method: string, url: string): boolean {
+  return (method === 'GET' || method === 'HEAD') && files.byPath.has(url.split('?', 1)[0] ?? '');
 }
 
 function sendWebFile(request: FastifyRequest, reply: FastifyReply, file: WebFile): FastifyReply {
@@ -102,7 +114,7 @@ function sendWebFile(request: FastifyRequest, reply: FastifyReply, file: WebFile
 }
 
 /**
- * Serves the app at `/`, its service worker, its icon and its hashed assets; every other path still
+ * Serves the app at `/`, its service worker, its icons and manifest, and its hashed assets; every other path still
  * reaches the not-found handler (E002), the app itself routes by the URL's fragment.
  */
 export function registerWebApp(
@@ -120,6 +132,6 @@ export function registerWebApp(
   }
   app.get('/', serve);
   app.get('/sw.js', serve);
-  app.get('/favicon.ico', serve);
+  for (const name of FIXED_FILES) app.get(`/${name}`, serve);
   app.get('/assets/*', serve);
 }

@@ -1,4 +1,4 @@
-import type { Account } from '../domain/account.js';
+import { passwordRefusal, type Account } from '../domain/account.js';
 import type { TokenSummary } from '../domain/auth.js';
 import type { Clock } from '../domain/time.js';
 import type { Store } from '../store/store.js';
@@ -15,6 +15,8 @@ export class AccountAdmin {
   /** Sets a new password; every session of the account (and its web app tokens) ends with it, in every process. */
   async setPassword(username: string, password: string): Promise<void> {
     if (password === '') throw new AdminError('the password is empty');
+    const weak = passwordRefusal(password);
+    if (weak !== undefined) throw new AdminError(weak);
     if (!(await this.store.auth.setPassword(username, await hashPassword(password), this.now()))) {
       throw new AdminError(`no such user: ${username}`);
     }

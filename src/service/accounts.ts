@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { USERNAME_PATTERN, type Account, type Scope, type TokenGrant } from '../domain/account.js';
+import { passwordRefusal, USERNAME_PATTERN, type Account, type Scope, type TokenGrant } from '../domain/account.js';
 import { MICROS_PER_DAY, type Clock } from '../domain/time.js';
 import { isValidTimeZone } from '../domain/zone.js';
 import type { Store } from '../store/store.js';
@@ -37,6 +37,8 @@ export class AccountService {
       throw new AdminError('a username is 1-64 characters of letters, digits, and _ . @ -');
     }
     if (!isValidTimeZone(timezone)) throw new AdminError(`unknown time zone: ${timezone}`);
+    const weak = password === null ? undefined : passwordRefusal(password);
+    if (weak !== undefined) throw new AdminError(weak);
     // argon2id is the library's default algorithm; loaded here only, as only this command needs it.
     const passwordHash = password === null ? null : await (await import('@node-rs/argon2')).hash(password);
     return this.store.createAccount({ username, passwordHash, timezone });

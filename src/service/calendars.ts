@@ -16,7 +16,7 @@ import type { Project } from '../domain/label.js';
 import { firstTextProblem } from '../domain/portable-text.js';
 import type { PortableTask } from '../domain/portable.js';
 import type { StorageQuota } from '../domain/storage-quota.js';
-import { TASK_LIMITS, type Task, type TaskInput } from '../domain/task.js';
+import { sameField, TASK_FIELD_NAMES, TASK_LIMITS, type Task, type TaskField, type TaskInput } from '../domain/task.js';
 import type { Clock } from '../domain/time.js';
 import type { Store, WriteTx } from '../store/store.js';
 import { CalendarDataError, readCalendarResource } from './formats/calendar-resource.js';
@@ -95,24 +95,34 @@ function inputOf(read: PortableTask, collection: CollectionId, box: boolean, exi
       : existing.attribute === 'plan' && read.startAt === null
         ? 'inbox'
         : existing.attribute;
+  // What a VTODO does not carry yet (subtasks, order, reminders) stays as the task has it.
+  const { attribute: sentAttribute, trashed, project, parentId, sortOrder, reminders, ...fields } = read;
   return {
-    id: read.id,
-    title: read.title,
-    notes: read.notes,
+    ...fields,
     ...(attribute === undefined ? {} : { attribute }),
-    allDay: read.allDay,
-    startAt: read.startAt,
-    endAt: read.endAt,
-    completed: read.completed,
     trashed: null,
     deleted: null,
     project: collection.kind === 'inbox' ? null : { id: collection.projectId },
-    context: read.context,
-    tags: read.tags,
-    priority: read.priority,
-    repeater: read.repeater,
-    icalExtras: read.icalExtras,
   };
+}
+
+/** The fields a VTODO does not carry back as a client stored it (the collection is the project). */
+const NOT_SENT_BACK = [
+  'id',
+  'attribute',
+  'trashed',
+  'deleted',
+  'project',
+  'context',
+  'parentId',
+  'sortOrder',
+  'reminders',
+  'reminderDue',
+] as const;
+const NOT_SENT_BACK_SET: ReadonlySet<TaskField> = new Set(NOT_SENT_BACK);
+
+function sentBack(name: TaskField): name is Exclude<TaskField, (typeof NOT_SENT_BACK)[number]> {
+  return !NOT_SENT_BACK_SET.has(name);
 }
 
 /** Whether the stored task says what the VTODO said: then the client's copy is the stored one. */
@@ -120,17 +130,7 @@ function storedAsSent(stored: Task, read: PortableTask): boolean {
   const contextName = stored.context?.name ?? null;
   const readContext = read.context !== null && 'name' in read.context ? read.context.name : null;
   return (
-    stored.title === read.title &&
-    stored.notes === read.notes &&
-    stored.allDay === read.allDay &&
-    stored.startAt === read.startAt &&
-    stored.endAt === read.endAt &&
-    stored.completed === read.completed &&
-    stored.repeater === read.repeater &&
-    stored.priority === read.priority &&
-    contextName === readContext &&
-    stored.tags.join('\n') === read.tags.join('\n') &&
-    stored.icalExtras === read.icalExtras
+    contextName === readContext && TASK_FIELD_NAMES.every((name) => !sentBack(name) || sameField(name, stored, read))
   );
 }
 
@@ -267,7 +267,7 @@ export class CalendarService {
         if (notKept !== undefined) throw new CalendarDataError('valid-calendar-object-resource', notKept);
         const [badDate] = read.badDates;
         if (badDate !== undefined) throw new CalendarDataError('valid-calendar-object-resource', badDate);
-        const task = await upsertOne(tx, zone, inputOf(read.task, collection, read.namedBox, existing));
+        const task = await upsertOne(tx, zone, inputOf(read.task, collection, read.namedBox, existing), this.now());
         return { created: current === undefined, task, asSent: storedAsSent(task, read.task) };
       }),
     );
@@ -294,7 +294,7 @@ export class CalendarService {
     await this.store.write(account.id, async (tx) => {
       const current = await this.#stillAt(tx, found.id, collection, name);
       if (!holds(conditions, current)) throw new CalendarError({ kind: 'precondition_failed' });
-      await upsertOne(tx, account.timezone, { id: found.id, deleted: this.now() });
+      await upsertOne(tx, account.timezone, { id: found.id, deleted: this.now() }, this.now());
     });
   }
 
@@ -320,18 +320,23 @@ export class CalendarService {
       const replaced = occupant === undefined || occupant.id === found.id ? undefined : occupant;
       if (replaced !== undefined) {
         if (!conditions.overwrite) throw new CalendarError({ kind: 'precondition_failed' });
-        await upsertOne(tx, account.timezone, { id: replaced.id, deleted: this.now() });
+        await upsertOne(tx, account.timezone, { id: replaced.id, deleted: this.now() }, this.now());
       }
       const withoutName = icalExtraLines(found.icalExtras)
         .filter((line) => !line.startsWith('X-TASK-SERVICE-RESOURCE:'))
         .map((line) => `${line}\r\n`)
         .join('');
       const named = to.name === defaultResourceName(found.id) ? '' : `X-TASK-SERVICE-RESOURCE:${to.name}\r\n`;
-      await upsertOne(tx, account.timezone, {
-        id: found.id,
-        project: to.collection.kind === 'inbox' ? null : { id: to.collection.projectId },
-        icalExtras: `${named}${withoutName}`,
-      });
+      await upsertOne(
+        tx,
+        account.timezone,
+        {
+          id: found.id,
+          project: to.collection.kind === 'inbox' ? null : { id: to.collection.projectId },
+          icalExtras: `${named}${withoutName}`,
+        },
+        this.now(),
+      );
       return { created: replaced === undefined };
     });
   }
@@ -404,12 +409,15 @@ export class CalendarService {
       const existing = await tx.get('project', projectId);
       if (existing === undefined || existing.deleted !== null) throw new CalendarError({ kind: 'not_found' });
       const now = this.now();
+      // Subtasks follow their parent (service/subtasks.ts): only the top of each subtree is written.
       for (const task of await tx.withLabel('project', projectId)) {
-        await upsertOne(tx, account.timezone, {
-          id: task.id,
-          project: null,
-          ...(task.trashed === null ? { trashed: now } : {}),
-        });
+        if (task.parentId !== null) continue;
+        await upsertOne(
+          tx,
+          account.timezone,
+          { id: task.id, project: null, ...(task.trashed === null ? { trashed: now } : {}) },
+          now,
+        );
       }
       await writeLabels(tx, 'project', [{ id: projectId, deleted: now }], false);
     });

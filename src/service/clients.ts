@@ -1,4 +1,4 @@
-import { isRegistrableRedirectUri, type OAuthClient } from '../domain/auth.js';
+import { redirectUriRefusal, type OAuthClient } from '../domain/auth.js';
 import type { Clock } from '../domain/time.js';
 import type { Store } from '../store/store.js';
 import { AdminError } from './accounts.js';
@@ -27,8 +27,10 @@ export class ClientAdmin {
   async add(client: NewClient): Promise<RegisteredClient> {
     if (client.name.trim() === '') throw new AdminError('a client needs a name');
     if (client.redirectUris.length === 0) throw new AdminError('a client needs at least one --redirect-uri');
-    const bad = client.redirectUris.find((uri) => !isRegistrableRedirectUri(uri));
-    if (bad !== undefined) throw new AdminError(`not an absolute URI without a fragment: ${bad}`);
+    for (const uri of client.redirectUris) {
+      const refusal = redirectUriRefusal(uri);
+      if (refusal !== undefined) throw new AdminError(`${refusal}: ${uri}`);
+    }
     // 12 and 32 random bytes: 24 and 64 lowercase hex characters, as the original service's were.
     const id = randomHex(12);
     const secret = client.public ? null : randomHex(32);

@@ -205,21 +205,24 @@ export class OAuthService {
       throw new OAuthError('invalid_grant', 'the code was used already; the tokens it made are revoked');
     }
     const bound = taken.code;
-    if (bound.clientId !== client.id) throw new OAuthError('invalid_grant', 'the code was issued to another client');
+    // Taken now, whatever follows: a refusal from here on says the code is spent (issue 21).
+    const usedUp = (reason: string): OAuthError =>
+      new OAuthError('invalid_grant', `${reason}; the code is used up: start the authorization again`);
+    if (bound.clientId !== client.id) throw usedUp('the code was issued to another client');
     if (bound.expiresAt <= at) throw new OAuthError('invalid_grant', 'the code has expired');
     const redirectUri = form['redirect_uri'];
     const sole = client.redirectUris.length === 1 ? client.redirectUris[0] : undefined;
     if (redirectUri === undefined ? bound.redirectUri !== sole : redirectUri !== bound.redirectUri) {
-      throw new OAuthError('invalid_grant', 'redirect_uri differs from the authorization request');
+      throw usedUp('redirect_uri differs from the authorization request');
     }
     const verifier = form['code_verifier'];
     if (bound.challenge !== null) {
-      if (verifier === undefined || verifier === '') throw new OAuthError('invalid_grant', 'code_verifier is missing');
+      if (verifier === undefined || verifier === '') throw usedUp('code_verifier is missing');
       if (!PKCE_VALUE.test(verifier) || !sameHash(s256(verifier), bound.challenge)) {
-        throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
+        throw usedUp('code_verifier does not match the code_challenge');
       }
     } else if (verifier !== undefined) {
-      throw new OAuthError('invalid_grant', 'code_verifier sent for a code issued without a challenge');
+      throw usedUp('code_verifier sent for a code issued without a challenge');
     }
     await this.#requireEnabled(bound.accountId);
     return this.#issue(client, bound.accountId, bound.scope, bound.hash, at);

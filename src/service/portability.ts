@@ -2,6 +2,7 @@ import type { Account, SettingsPatch } from '../domain/account.js';
 import { DomainError } from '../domain/errors.js';
 import type { LabelInput } from '../domain/label.js';
 import {
+  portableOf,
   IMPORT_PREVIEW_SIZE,
   type PortableAccount,
   type PortableContext,
@@ -13,6 +14,7 @@ import { firstTextProblem } from '../domain/portable-text.js';
 import type { StorageQuota } from '../domain/storage-quota.js';
 import type { RecordsByKind, SyncKind } from '../domain/sync.js';
 import type { TaskInput } from '../domain/task.js';
+import type { Clock } from '../domain/time.js';
 import type { Store, WriteTx } from '../store/store.js';
 import { AdminError } from './accounts.js';
 import { importLabels, importLabelsByName } from './labels.js';
@@ -117,6 +119,25 @@ function taskInput(task: PortableTask): TaskInput {
   return { ...task, deleted: null };
 }
 
+/**
+ * The tasks with each parent before its subtasks (a subtask's parent must exist when it is
+ * written), else in the file's order.
+ */
+function parentsFirst(tasks: readonly PortableTask[]): PortableTask[] {
+  const byId = new Map(tasks.map((task) => [task.id, task]));
+  const placed = new Set<string>();
+  const ordered: PortableTask[] = [];
+  const place = (task: PortableTask, path: ReadonlySet<string>): void => {
+    if (placed.has(task.id) || path.has(task.id)) return;
+    const parent = task.parentId === null ? undefined : byId.get(task.parentId);
+    if (parent !== undefined) place(parent, new Set([...path, task.id]));
+    placed.add(task.id);
+    ordered.push(task);
+  };
+  for (const task of tasks) place(task, new Set());
+  return ordered;
+}
+
 /** Each project or context name the tasks give by name alone, once, in the file's order. */
 function namedBy(
   tasks: readonly PortableTask[],
@@ -180,6 +201,7 @@ export class PortabilityService {
    */
   constructor(
     private readonly store: Store,
+    private readonly now: Clock,
     private readonly quota?: StorageQuota,
   ) {
     this.settings = new SettingsService(store);
@@ -218,23 +240,7 @@ export class PortabilityService {
           archived: project.archived,
         })),
         contexts: contexts.map((context) => ({ id: context.id, name: context.name })),
-        tasks: tasks.map((task) => ({
-          id: task.id,
-          title: task.title,
-          notes: task.notes,
-          attribute: task.attribute,
-          allDay: task.allDay,
-          startAt: task.startAt,
-          endAt: task.endAt,
-          completed: task.completed,
-          trashed: task.trashed,
-          project: task.project === null ? null : { id: task.project.id },
-          context: task.context === null ? null : { id: task.context.id },
-          tags: task.tags,
-          priority: task.priority,
-          repeater: task.repeater,
-          icalExtras: task.icalExtras,
-        })),
+        tasks: tasks.map(portableOf),
         unmapped: [],
       },
     };
@@ -305,10 +311,10 @@ export class PortabilityService {
         names: names(batch),
         changes: await importLabelsByName(tx, 'context', names(batch)),
       })),
-      ...stepsOf('task', data.tasks, async (tx, taskZone, batch) => ({
+      ...stepsOf('task', parentsFirst(data.tasks), async (tx, taskZone, batch) => ({
         kind: 'task',
         names: batch.map((task) => task.title),
-        changes: await importTasks(tx, taskZone, batch.map(taskInput)),
+        changes: await importTasks(tx, taskZone, batch.map(taskInput), this.now()),
       })),
     ];
     const total = steps.reduce((sum, step) => sum + step.ids.length, 0);

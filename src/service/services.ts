@@ -59,7 +59,7 @@ export function buildServices(store: Store, options: ServiceOptions = {}): Servi
     signIn: new SignInService(store, options.signup ?? false, now),
     oauth: new OAuthService(store, now),
     access: new AccountAccessService(store, now),
-    portability: new PortabilityService(store, quota),
+    portability: new PortabilityService(store, now, quota),
     waits: new ChangeWaits(store.changes),
     webhooks: new WebhookService(store, now),
     health: () => store.ping(),

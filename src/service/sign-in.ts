@@ -1,9 +1,10 @@
-import { USERNAME_PATTERN, type Account } from '../domain/account.js';
+import { passwordRefusal, USERNAME_PATTERN, type Account } from '../domain/account.js';
 import {
   FAILURES_PER_ADDRESS,
   FAILURES_PER_USERNAME,
   refusedUntil,
   SESSION_IDLE_MICROS,
+  SESSION_LIFETIME_MICROS,
   THROTTLE_WINDOW_MICROS,
 } from '../domain/auth.js';
 import { MICROS_PER_SECOND, type Clock, type Micros } from '../domain/time.js';
@@ -43,8 +44,12 @@ export type SignUpResult =
 /** Why a Basic attempt failed: its password was the sign-in password, or nothing of the account's. */
 export type BasicRefusal = 'sign_in_password' | 'wrong';
 
-/** Throttle keys: one per username, one per client address (ACCOUNTS.md section 2). */
-const userKey = (username: string): string => `user:${username}`;
+/**
+ * Throttle keys (ACCOUNTS.md section 2): one per username from one address, one per address. A
+ * username is never slowed as a whole: a stranger guessing from one address must not lock its
+ * owner out from another (issue 21), so failures from many addresses slow those addresses only.
+ */
+const userKey = (username: string, address: string): string => `user:${username} from:${address}`;
 const addressKey = (address: string): string => `addr:${address}`;
 
 /**
@@ -66,11 +71,11 @@ export class SignInService {
     // An unknown name costs the same argon2 work as a wrong password.
     const matches = await verifyPassword(found === undefined ? await decoy() : found.passwordHash, password);
     if (found === undefined || !matches || found.account.disabled) {
-      await this.store.auth.recordFailure(userKey(username), at);
+      await this.store.auth.recordFailure(userKey(username, address), at);
       await this.store.auth.recordFailure(addressKey(address), at);
       return { ok: false };
     }
-    await this.store.auth.clearFailures(userKey(username));
+    await this.store.auth.clearFailures(userKey(username, address));
     return { ok: true, sessionId: await this.#startSession(found.account.id, at), account: found.account };
   }
 
@@ -84,7 +89,7 @@ export class SignInService {
     if (await this.#throttled(username, address, at)) return 'wrong';
     const found = USERNAME_PATTERN.test(username) ? await this.store.auth.findCredentials(username) : undefined;
     const matches = await verifyPassword(found === undefined ? await decoy() : found.passwordHash, password);
-    await this.store.auth.recordFailure(userKey(username), at);
+    await this.store.auth.recordFailure(userKey(username, address), at);
     await this.store.auth.recordFailure(addressKey(address), at);
     return found !== undefined && matches && !found.account.disabled ? 'sign_in_password' : 'wrong';
   }
@@ -95,7 +100,8 @@ export class SignInService {
     if (!USERNAME_PATTERN.test(username)) {
       return { ok: false, message: 'a username is 1-64 characters of letters, digits, and _ . @ -' };
     }
-    if (password.length < 8) return { ok: false, message: 'a password has at least 8 characters' };
+    const weak = passwordRefusal(password);
+    if (weak !== undefined) return { ok: false, message: weak };
     const at = this.now();
     // Sign-ups count against the address like failures, so a script cannot make accounts in bulk.
     if (
@@ -132,13 +138,14 @@ export class SignInService {
     next: string,
     address: string,
   ): Promise<PasswordChangeResult> {
-    if (next.length < 8) return { ok: false, message: 'a new password has at least 8 characters' };
+    const weak = passwordRefusal(next);
+    if (weak !== undefined) return { ok: false, message: weak };
     const at = this.now();
     const wrong = { ok: false, message: 'the current password is wrong' } as const;
     if (await this.#throttled(account.username, address, at)) return wrong;
     const found = await this.store.auth.findCredentials(account.username);
     if (found === undefined || !(await verifyPassword(found.passwordHash, current))) {
-      await this.store.auth.recordFailure(userKey(account.username), at);
+      await this.store.auth.recordFailure(userKey(account.username, address), at);
       await this.store.auth.recordFailure(addressKey(address), at);
       return wrong;
     }
@@ -180,7 +187,7 @@ export class SignInService {
     // Found: its account is known now, whichever way the session id led there.
     const key = { hash: found.hash, accountId: session.account.id };
     const at = this.now();
-    if (session.lastSeen <= at - SESSION_IDLE_MICROS) {
+    if (session.lastSeen <= at - SESSION_IDLE_MICROS || session.created <= at - SESSION_LIFETIME_MICROS) {
       await this.store.auth.deleteSession(key, at);
       return undefined;
     }
@@ -202,7 +209,10 @@ export class SignInService {
 
   async #throttled(username: string, address: string, at: Micros): Promise<boolean> {
     const since = at - THROTTLE_WINDOW_MICROS;
-    const byUser = refusedUntil(await this.store.auth.failuresSince(userKey(username), since), FAILURES_PER_USERNAME);
+    const byUser = refusedUntil(
+      await this.store.auth.failuresSince(userKey(username, address), since),
+      FAILURES_PER_USERNAME,
+    );
     const byAddress = refusedUntil(
       await this.store.auth.failuresSince(addressKey(address), since),
       FAILURES_PER_ADDRESS,

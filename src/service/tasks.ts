@@ -3,14 +3,15 @@ import { DomainError, invalid } from '../domain/errors.js';
 import type { NamedKind, WriteOutcome } from '../domain/sync.js';
 import type { Label, LabelRef, Task, TaskDraft, TaskInput } from '../domain/task.js';
 import { sameTask } from '../domain/unchanged.js';
-import { mergeTask } from '../domain/task-rules.js';
+import { mergeTask, type MergeContext } from '../domain/task-rules.js';
 import type { Store, WriteTx } from '../store/store.js';
 import { applyEach } from './apply-each.js';
 import { withinQuota } from './storage-quota.js';
 import type { StorageQuota } from '../domain/storage-quota.js';
-import type { Clock } from '../domain/time.js';
+import type { Clock, Micros } from '../domain/time.js';
 import { writeOnce, type WriteRequest } from './idempotency.js';
 import { newRecordId } from './ids.js';
+import { carryToSubtree, placeInTree } from './subtasks.js';
 
 export class TaskService {
   constructor(
@@ -31,7 +32,7 @@ export class TaskService {
           kind: 'task' as const,
           zone,
           many: request.many,
-          records: await applyEach(inputs, request.many, (input) => upsertOne(tx, zone, input)),
+          records: await applyEach(inputs, request.many, (input) => upsertOne(tx, zone, input, this.now())),
         })),
       ),
     );
@@ -39,9 +40,11 @@ export class TaskService {
 }
 
 /** One task created or changed by the rules of `upsert`, in the caller's transaction (CalDAV's too). */
-export async function upsertOne(tx: WriteTx, zone: string, input: TaskInput): Promise<Task> {
-  const { draft } = await draftOf(tx, zone, input);
-  return tx.put('task', draft);
+export async function upsertOne(tx: WriteTx, zone: string, input: TaskInput, now: Micros): Promise<Task> {
+  const { existing, draft } = await draftOf(tx, zone, input, now);
+  const stored = await tx.put('task', draft);
+  await carryToSubtree(tx, existing, stored, treeContext(zone, now));
+  return stored;
 }
 
 /** What an import did to one record. */
@@ -52,19 +55,30 @@ export type ImportChange = 'created' | 'updated' | 'unchanged';
  * found or made, every check of mergeTask); a task that would not change is not written, so
  * importing the same file again changes nothing, not even a change number.
  */
-export async function importTasks(tx: WriteTx, zone: string, inputs: readonly TaskInput[]): Promise<ImportChange[]> {
+export async function importTasks(
+  tx: WriteTx,
+  zone: string,
+  inputs: readonly TaskInput[],
+  now: Micros,
+): Promise<ImportChange[]> {
   return applyEach(inputs, true, async (input): Promise<ImportChange> => {
-    const { existing, draft } = await draftOf(tx, zone, input);
+    const { existing, draft } = await draftOf(tx, zone, input, now);
     if (existing !== undefined && sameTask(existing, draft)) return 'unchanged';
-    await tx.put('task', draft);
+    const stored = await tx.put('task', draft);
+    await carryToSubtree(tx, existing, stored, treeContext(zone, now));
     return existing === undefined ? 'created' : 'updated';
   });
+}
+
+function treeContext(zone: string, now: Micros): Omit<MergeContext, 'project' | 'context'> {
+  return { zone, now, newId: newRecordId(), newReminderId: newRecordId };
 }
 
 async function draftOf(
   tx: WriteTx,
   zone: string,
   input: TaskInput,
+  now: Micros,
 ): Promise<{ existing: Task | undefined; draft: TaskDraft }> {
   const existing = input.id === undefined ? undefined : await tx.get('task', input.id);
   if (input.ifRev !== undefined && existing?.rev !== input.ifRev) {
@@ -72,7 +86,15 @@ async function draftOf(
   }
   const project = await resolveLabel(tx, 'project', input.project, existing?.project ?? null);
   const context = await resolveLabel(tx, 'context', input.context, existing?.context ?? null);
-  return { existing, draft: mergeTask(existing, input, { newId: newRecordId(), zone, project, context }) };
+  const draft = mergeTask(existing, input, {
+    newId: newRecordId(),
+    newReminderId: newRecordId,
+    zone,
+    now,
+    project,
+    context,
+  });
+  return { existing, draft: await placeInTree(tx, input, existing, draft) };
 }
 
 /**

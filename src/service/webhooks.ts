@@ -14,6 +14,13 @@ import type { Store } from '../store/store.js';
 import type { HookRef } from '../store/webhook-store.js';
 import { newRecordId } from './ids.js';
 
+/** What the deliveries of an account are written with. */
+export interface DeliveryContext {
+  readonly zone: string;
+  readonly epoch: string;
+  readonly purgedRev: number;
+}
+
 /** What the owner sends to make a hook, checked at the edge. */
 export interface WebhookInput {
   readonly url: string;
@@ -98,7 +105,14 @@ export class WebhookService {
     progress: (hook: HookRef, owner: string, progress: HookProgress, attempt: DeliveryAttempt | null) =>
       this.store.webhooks.progress(hook, owner, progress, attempt),
     release: (hook: HookRef, owner: string): Promise<void> => this.store.webhooks.release(hook, owner),
-    /** The zone the account's dates are shown in. */
-    zoneOf: async (accountId: number): Promise<string> => (await this.store.getAccount(accountId))?.timezone ?? 'UTC',
+    /** What a delivery of the account is written with: its zone, and for cursors the store's epoch and the purge mark. */
+    contextOf: async (accountId: number): Promise<DeliveryContext> => {
+      const [account, head, identity] = await Promise.all([
+        this.store.getAccount(accountId),
+        this.store.head(accountId),
+        this.store.identity(),
+      ]);
+      return { zone: account?.timezone ?? 'UTC', epoch: identity.epoch, purgedRev: head?.purgedRev ?? 0 };
+    },
   };
 }

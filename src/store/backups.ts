@@ -18,7 +18,7 @@ export interface RestoreSummary {
   readonly accounts: number;
   /**
    * Why the replaced store's change numbers could not be read (it is damaged), or null: they were
-   * then moved on by a jump past any in use, so every earlier cursor still answers E008.
+   * then moved on by a jump past any in use, so that no `if_rev` it gave matches a restored record.
    */
   readonly replacedUnreadable: string | null;
   /** Where the store that was replaced is kept; null when there was none. */
@@ -45,8 +45,8 @@ export interface StoreBackups {
   backup(destination: string, onProgress: (progress: BackupProgress) => void): Promise<BackupSummary>;
   /**
    * Replaces the store with `backup`, checked before the store is touched (UnrestorableError), and
-   * keeps the replaced store beside it; every sync position handed out before expires (E008).
-   * `now` stamps that expiry and names the kept store. The store must not be in use.
+   * keeps the replaced store beside it; the store begins a new life (a new epoch), so every sync
+   * position handed out before answers E008. `now` marks the lost stretch and names the kept store. The store must not be in use.
    */
   restore(backup: string, now: Micros): RestoreSummary;
 }

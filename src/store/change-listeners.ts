@@ -44,6 +44,7 @@ export function notingKinds(tx: WriteTx, kinds: Set<SyncKind>): WriteTx {
     },
     findLive: (kind, name) => tx.findLive(kind, name),
     withLabel: (kind, id) => tx.withLabel(kind, id),
+    childrenOf: (parentIds) => tx.childrenOf(parentIds),
     usage: () => tx.usage(),
     findKept: (key) => tx.findKept(key),
     keep: (key, requestHash, outcome) => tx.keep(key, requestHash, outcome),

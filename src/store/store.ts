@@ -19,6 +19,21 @@ export interface ListQuery {
   readonly limit?: number;
 }
 
+/** The store's life: its epoch, new when it was made and at each restore. */
+export interface StoreIdentity {
+  readonly epoch: string;
+  /**
+   * Whether positions handed out before epochs (`c1.` cursors) are still good: true only on a
+   * store that had accounts when it got its epoch, and has not been restored since.
+   */
+  readonly legacyPositions: boolean;
+}
+
+export interface RestoreGap {
+  readonly after: Micros;
+  readonly before: Micros;
+}
+
 /**
  * One consistent snapshot of an account's records, read in ascending `rev` in batches.
  * The caller must `close()` it, also when it stops early.
@@ -29,6 +44,14 @@ export interface ListSnapshot<T> {
   /** The largest `rev` and `updated` among purged tombstones (0 when nothing was purged). */
   readonly purgedRev: number;
   readonly purgedUpdated: Micros;
+  /** Where the store stands in its lives and restores, read in the same snapshot. */
+  readonly identity: StoreIdentity;
+  /**
+   * The stretch of `updated` times the last restore lost for this account: after the backup's
+   * newest change, before the restore (both 0 when it was never restored). A date strictly inside
+   * it is a position the restored store never handed out.
+   */
+  readonly restoreGap: RestoreGap;
   /** The next batch in ascending `rev`, or null when the answer (limit included) is complete. */
   nextBatch(): Promise<readonly T[] | null>;
   close(): Promise<void>;
@@ -46,12 +69,21 @@ export interface WriteTx {
   findLive<K extends NamedKind>(kind: K, name: string): Promise<RecordsByKind[K] | undefined>;
   /** Live tasks that carry the project or context, for renames and deletions. */
   withLabel(kind: NamedKind, id: string): Promise<readonly Task[]>;
+  /** Live tasks whose parent is one of these, this transaction's puts included: a subtree, level by level. */
+  childrenOf(parentIds: readonly string[]): Promise<readonly Task[]>;
   /** What the account stores now, this transaction's writes included (kept by the engine). */
   usage(): Promise<StorageUsage>;
   /** The outcome kept for a retry key of this account, if any. */
   findKept(key: string): Promise<KeptOutcome | undefined>;
   /** Keeps (or replaces) the outcome for a retry key, committed with the writes it answers. */
   keep(key: string, requestHash: string, outcome: WriteOutcome): Promise<void>;
+}
+
+/** A task whose next reminder falls due: which account's, which task, when. */
+export interface DueReminder {
+  readonly accountId: number;
+  readonly taskId: string;
+  readonly due: Micros;
 }
 
 /** The first outcome of a write under a retry key, replayed to retries. */
@@ -95,6 +127,8 @@ export interface Store {
   get<K extends SyncKind>(accountId: number, kind: K, id: string): Promise<RecordsByKind[K] | undefined>;
   /** The account's head, read alone: cheap, for telling whether anything changed. */
   head(accountId: number): Promise<AccountHead | undefined>;
+  /** The store's life as it is now (it changes only at a restore, with the service stopped). */
+  identity(): Promise<StoreIdentity>;
   list<K extends SyncKind>(accountId: number, kind: K, query: ListQuery): Promise<ListSnapshot<RecordsByKind[K]>>;
   /**
    * A maintenance sweep over every account (administration), one account at a time.
@@ -102,6 +136,12 @@ export interface Store {
    * `deleted` their client sent, remembering per account what was purged.
    */
   purge(deletedBefore: Micros): Promise<number>;
+  /**
+   * The tasks of every account whose next reminder (Task.reminderDue) falls due by `until`,
+   * earliest first, at most `limit`: one read of an index on that time alone, so it costs the
+   * same however many tasks the store holds (administration: the firer of reminders).
+   */
+  dueReminders(until: Micros, limit: number): Promise<readonly DueReminder[]>;
   /** Drops the outcomes kept for retry keys before `createdBefore`: a sweep over every account (administration). */
   forgetKept(createdBefore: Micros): Promise<number>;
 }

@@ -60,6 +60,41 @@ describe('quick add', () => {
     expect(quickAddTask(parseQuickAdd('a ^2027-01-02'), '2026-11-23', { box: 'plan' }).start_at).toBe('2027-01-02');
   });
 
+  it('reads times and relative days: ^9am, ^tomorrow 18:30, ^fri 9am, ^next week, ^in 3 days, a date and a time', () => {
+    const today = '2026-11-26'; // a Thursday
+    const start = (text: string, zone = 'UTC'): unknown => {
+      const task = quickAddTask(parseQuickAdd(text), today, {}, zone);
+      return [task.start_at, task.all_day, task.attribute];
+    };
+    expect(start('Call ^9am')).toEqual(['2026-11-26 09:00:00 +0000', false, 'plan']);
+    expect(start('Call ^9:30pm')).toEqual(['2026-11-26 21:30:00 +0000', false, 'plan']);
+    expect(start('Call ^12am')).toEqual(['2026-11-26 00:00:00 +0000', false, 'plan']);
+    expect(start('Call ^tomorrow 18:30', 'Europe/Berlin')).toEqual(['2026-11-27 18:30:00 +0100', false, 'plan']);
+    expect(start('Call ^fri 9am')).toEqual(['2026-11-27 09:00:00 +0000', false, 'plan']);
+    expect(start('Plan ^next week')).toEqual(['2026-12-03', true, 'plan']);
+    expect(start('Plan ^in 3 days')).toEqual(['2026-11-29', true, 'plan']);
+    expect(start('Plan ^in 2 weeks 8am')).toEqual(['2026-12-10 08:00:00 +0000', false, 'plan']);
+    expect(start('Eve ^2026-12-24 10:00', 'America/New_York')).toEqual(['2026-12-24 10:00:00 -0500', false, 'plan']);
+    // The wall clock that exists on a day the clocks go forward (Berlin, 2026-03-29 02:00 → 03:00).
+    expect(quickAddTask(parseQuickAdd('x ^2026-03-29 03:30'), today, {}, 'Europe/Berlin').start_at).toBe(
+      '2026-03-29 03:30:00 +0200',
+    );
+
+    const parsed = parseQuickAdd('Call Ann ^tomorrow 18:30 about ^in 3 days stuff');
+    expect(parsed.title).toBe('Call Ann about stuff');
+    expect(parsed.tokens.map((token) => token.raw)).toEqual(['^tomorrow 18:30', '^in 3 days']);
+    const [first] = parsed.tokens;
+    if (first === undefined) throw new Error('expected a token');
+    expect(withoutToken('Call Ann ^tomorrow 18:30 about ^in 3 days stuff', first)).toBe(
+      'Call Ann about ^in 3 days stuff',
+    );
+    // Not times, not relative days: kept in the title.
+    expect(parseQuickAdd('Buy ^tomorrow 2 apples').title).toBe('Buy 2 apples');
+    expect(parseQuickAdd('x ^25:00 ^13pm ^in 3 months ^next year ^in many days').title).toBe(
+      'x ^25:00 ^13pm ^in 3 months ^next year ^in many days',
+    );
+  });
+
   it('leaves quoted text, lookalikes and everything else in the title unchanged', () => {
     expect(parseQuickAdd('Read "#1 @home *bold" now').title).toBe('Read "#1 @home *bold" now');
     expect(parseQuickAdd('Read "the #1 book" #Books').title).toBe('Read "the #1 book"');

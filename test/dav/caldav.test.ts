@@ -611,7 +611,11 @@ describe.each(ENGINES)('CalDAV (%s)', (engine) => {
       expect(
         [...page.responses.keys(), ...rest.responses.keys()].filter((href) => href !== inbox(user)).sort(),
       ).toEqual([...changes.responses.keys()].sort());
+      // The token it holds, in another life of the store (from before a restore, or another store).
+      const otherLife = token.replace(/c2\.[0-9a-z]+\./, 'c2.0000000000000000.');
+      expect(otherLife).not.toBe(token);
       for (const bad of [
+        otherLife,
         'http://task-service.invalid/sync/c1.zzzzzzz',
         'urn:nonsense',
         'http://task-service.invalid/sync/c1.',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  isRegistrableRedirectUri,
+  redirectUriRefusal,
   parseScope,
   redirectUriMatches,
   refusedUntil,
@@ -41,11 +41,32 @@ describe('redirect URI matching (ACCOUNTS.md section 3)', () => {
     expect(redirectUriMatches(registered, 'http://127.0.0.1:53123/native@evil.example')).toBe(false);
   });
 
-  it('registers absolute URIs without a fragment only', () => {
-    expect(isRegistrableRedirectUri('https://a.example/cb')).toBe(true);
-    expect(isRegistrableRedirectUri('com.example.app:/cb')).toBe(true);
-    expect(isRegistrableRedirectUri('/cb')).toBe(false);
-    expect(isRegistrableRedirectUri('https://a.example/cb#x')).toBe(false);
+  it('registers https, loopback http and private-use schemes of RFC 8252 only (ACCOUNTS.md 2)', () => {
+    for (const uri of [
+      'https://a.example/cb',
+      'com.example.app:/cb',
+      'http://127.0.0.1/cb',
+      'http://127.0.0.1:8080/cb',
+      'http://[::1]/cb',
+      'http://localhost:3000/cb',
+    ])
+      expect(redirectUriRefusal(uri), uri).toBeUndefined();
+    expect(redirectUriRefusal('/cb')).toBe('not an absolute URI');
+    expect(redirectUriRefusal('https://a.example/cb#x')).toBe('a redirect URI has no fragment');
+    // Issue 21 item 6: a script, data, a file, plain HTTP to another host, a scheme that is no domain.
+    for (const uri of [
+      'javascript:alert(1)',
+      'JavaScript://x/%0aalert(1)',
+      'data:text/html,<script>x</script>',
+      'file:///etc/passwd',
+      'http://app.example/cb',
+      'myapp:/cb',
+      'vbscript:x',
+    ])
+      expect(redirectUriRefusal(uri), uri).toBe(
+        'a redirect URI is https:, http: on a loopback address (127.0.0.1, [::1], localhost), ' +
+          'or a private-use scheme of RFC 8252 named by a reverse domain name (com.example.app:/cb)',
+      );
   });
 });
 

@@ -1,15 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/domain/errors.js';
 import { icalExtrasProblem } from '../../src/domain/ical-extras.js';
-import { TASK_LIMITS, type Task } from '../../src/domain/task.js';
+import { NEW_TASK, TASK_LIMITS, type Task } from '../../src/domain/task.js';
 import { mergeTask } from '../../src/domain/task-rules.js';
 
-const CONTEXT = { newId: 'new', zone: 'UTC', project: undefined, context: undefined } as const;
+const CONTEXT = {
+  newId: 'new',
+  zone: 'UTC',
+  project: undefined,
+  context: undefined,
+  now: 0,
+  newReminderId: () => 'reminder',
+} as const;
 
 const KEPT = 'X-OTHER-APP-COLOR:#ff8800\r\nGEO:37.386013;-122.082932\r\nATTENDEE;CN="Doe, J":mailto:j@example.com\r\n';
 
 /** A task imported from another app's calendar, repeating daily. */
 const IMPORTED: Task = {
+  ...NEW_TASK,
   id: 'imported',
   title: 'Water the plants',
   notes: '',

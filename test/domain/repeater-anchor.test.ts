@@ -1,12 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/domain/errors.js';
-import type { Task } from '../../src/domain/task.js';
+import { NEW_TASK, type Task } from '../../src/domain/task.js';
 import { mergeTask } from '../../src/domain/task-rules.js';
 
-const CONTEXT = { newId: 'new', zone: 'UTC', project: undefined, context: undefined } as const;
+const CONTEXT = {
+  newId: 'new',
+  zone: 'UTC',
+  project: undefined,
+  context: undefined,
+  now: 0,
+  newReminderId: () => 'reminder',
+} as const;
 
 /** A repeating task without start_at or end_at, as earlier versions accepted and stored it. */
 const LEGACY: Task = {
+  ...NEW_TASK,
   id: 'legacy',
   title: 'Water the plants',
   notes: '',

@@ -75,6 +75,12 @@ describe.each(ENGINES)('account endpoints on %s', { timeout: E2E_TEST_TIMEOUT_MS
       ['a wrong token', {}, { 'x-csrf-token': 'not-the-token' }],
       ['a foreign Origin', {}, { 'x-csrf-token': csrf, origin: 'https://evil.example' }],
       ['a null Origin', {}, { 'x-csrf-token': csrf, origin: 'null' }],
+      // Issue 21 item 6: the whole origin is compared, the scheme too.
+      [
+        'the same host over another scheme',
+        {},
+        { 'x-csrf-token': csrf, origin: server.origin.replace('http:', 'https:') },
+      ],
       ['cross-site fetch metadata', {}, { 'x-csrf-token': csrf, 'sec-fetch-site': 'cross-site' }],
     ];
     for (const [label, fields, headers] of cases) {
@@ -177,7 +183,7 @@ describe.each(ENGINES)('account endpoints on %s', { timeout: E2E_TEST_TIMEOUT_MS
       { current_password: PASSWORD, new_password: 'short' },
       headers,
     );
-    expect(json(short)).toEqual({ error: 'invalid', message: 'a new password has at least 8 characters' });
+    expect(json(short)).toEqual({ error: 'invalid', message: 'a password has at least 8 characters' });
 
     const changed = await browser.post(
       '/account/password',

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskServiceClient } from '../../src/client/index.js';
 import { addUser, createToken, storeFlags, type StoreArgs } from './support/accounts.js';
+import { expectOneLine } from './support/one-line.js';
 import {
   cleanUpProcesses,
   E2E_TEST_TIMEOUT_MS,
@@ -54,7 +55,12 @@ describe('task-service user, client and token management commands', { timeout: E
     expect(changed.stdout).toBe('');
     const empty = await cli(['user', 'passwd', 'changer', '--password-stdin'], '\n');
     expect(empty.code).toBe(2);
-    const unknown = await cli(['user', 'passwd', 'ghost', '--password-stdin'], 'x\n');
+    // Issue 21 item 6: the web form's rule, at least 8 characters, said the same way.
+    const short = await cli(['user', 'passwd', 'changer', '--password-stdin'], 'abc\n');
+    expectOneLine(short, /^task-service: a password has at least 8 characters$/, 2);
+    const shortNew = await cli(['user', 'add', 'shorty', '--password-stdin'], 'abc\n');
+    expectOneLine(shortNew, /^task-service: a password has at least 8 characters$/, 2);
+    const unknown = await cli(['user', 'passwd', 'ghost', '--password-stdin'], 'long enough\n');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('no such user: ghost');
     // Not a terminal and no --password-stdin: a clear refusal rather than a hang.
@@ -103,6 +109,9 @@ describe('task-service user, client and token management commands', { timeout: E
     expect(relative.stderr).toContain('/cb');
     const fragment = await cli(['client', 'add', 'X', '--redirect-uri', 'https://a.example/cb#x']);
     expect(fragment.code).toBe(2);
+    // Issue 21 item 6: a script is no redirect URI, said in one line.
+    const script = await cli(['client', 'add', 'X', '--redirect-uri', 'javascript:alert(1)']);
+    expectOneLine(script, /^task-service: a redirect URI is https:, .*: javascript:alert\(1\)$/, 2);
   });
 
   it('token list shows id, name, scope, client, dates and state; revoke by id and by name end them at once', async () => {

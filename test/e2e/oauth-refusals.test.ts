@@ -225,8 +225,19 @@ describe.each(ENGINES)('OAuth and sign-in refusals (%s)', { timeout: E2E_TEST_TI
     });
     expect(oauthErrorOf(byOther, 400)).toBe('invalid_grant');
     const elsewhere = await codeFor();
-    expect(oauthErrorOf(await confidentialRedeem(elsewhere, { redirect_uri: 'https://app.example/other' }), 400)).toBe(
-      'invalid_grant',
+    const misdirected = await confidentialRedeem(elsewhere, { redirect_uri: 'https://app.example/other' });
+    expect(oauthErrorOf(misdirected, 400)).toBe('invalid_grant');
+    // Issue 21 item 6: a refusal that used the code up says so, so the client asks for a new one.
+    for (const [refused, reason] of [
+      [byOther, 'the code was issued to another client'],
+      [misdirected, 'redirect_uri differs from the authorization request'],
+    ] as const) {
+      expect(oauthErrorSchema.parse(JSON.parse(refused.text)).error_description).toBe(
+        `${reason}; the code is used up: start the authorization again`,
+      );
+    }
+    expect(oauthErrorSchema.parse(JSON.parse((await confidentialRedeem(elsewhere)).text)).error_description).toBe(
+      'the code was used already; the tokens it made are revoked',
     );
     const noSecret = await redeem({
       grant_type: 'authorization_code',

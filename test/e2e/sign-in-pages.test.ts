@@ -73,11 +73,18 @@ describe('sign-in pages', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
       ['//evil.example/x', '/'],
       ['/\\evil.example', '/'],
       ['https://evil.example/', '/'],
+      // Issue 21 item 2: characters a header cannot hold (U+2215, the division slash) are sent
+      // percent-encoded, still on this server, where they answered 500 after making the session.
+      ['/\u2215\u2215evil.example/x', '/%E2%88%95%E2%88%95evil.example/x'],
+      ['/caf\u00e9?q=\u00fc', '/caf%C3%A9?q=%C3%BC'],
     ] as const) {
       const browser = new WebSession(server.origin);
       const answer = await browser.signInAt(`/login?next=${encodeURIComponent(next)}`, 'alice', PASSWORD);
       expect(answer.status).toBe(303);
       expect(localTarget(answer, server.origin), next).toBe(expected);
+      expect(answer.headers.location, next).toBe(expected);
+      // The session made is the one the browser holds.
+      expect((await browser.get('/login')).text).toContain('You are signed in as <strong>alice</strong>');
     }
   });
 
@@ -119,5 +126,9 @@ describe('sign-in pages', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
     const answer = await browser.signInAt('/login', 'alice', PASSWORD);
     expect(answer.status).toBe(303);
     expect(sessionCookie(answer.headers['set-cookie'])).toContain('Secure');
+    // Issue 21 item 6: HTTPS answers tell the browser to keep to HTTPS; plain HTTP ones cannot.
+    for (const path of ['/login', '/v1/tasks', '/nowhere'])
+      expect((await browser.get(path)).headers['strict-transport-security'], path).toBe('max-age=31536000');
+    expect((await new WebSession(server.origin).get('/login')).headers['strict-transport-security']).toBeUndefined();
   });
 });

@@ -104,7 +104,7 @@ describe.each(ENGINES)('export and import for the signed-in browser on %s', (eng
     expect(json.headers['content-disposition']).toMatch(
       /^attachment; filename="task-service-\d{4}-\d{2}-\d{2}\.json"$/,
     );
-    expect(json.json).toMatchObject({ format: 'task-service account', version: 2 });
+    expect(json.json).toMatchObject({ format: 'task-service account', version: 3 });
     const tasks = isRecord(json.json) && Array.isArray(json.json['tasks']) ? json.json['tasks'] : [];
     // The file holds the text as it is: it is a file, not an answer shown in a page.
     expect(tasks).toEqual(

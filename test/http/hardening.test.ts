@@ -105,6 +105,42 @@ describe.each(ENGINES)('hardening over a real socket on %s', (engine) => {
     expect(valid.text).not.toContain(token());
   });
 
+  // Issue 21 item 4: every secret a client may send, on every path, in a query or a body.
+  it('masks every secret in reqdata, on every path, keeping the rest', async () => {
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const wrongPath = await request(origin, {
+      method: 'POST',
+      path: '/oauth/tokenx',
+      headers: form,
+      body: 'grant_type=authorization_code&client_id=abc&client_secret=s3cr3t-1&code=s3cr3t-2&code_verifier=s3cr3t-3',
+    });
+    expect(errorOf(wrongPath).reqdata).toBe(
+      'grant_type=authorization_code&amp;client_id=abc&amp;client_secret=***&amp;code=***&amp;code_verifier=***',
+    );
+    const v1 = await request(origin, {
+      method: 'POST',
+      path: '/v1/tasks',
+      headers: oauth(token()),
+      body: '{"title": "x", "password": "s3cr3t-4", "refresh_token":"s3cr3t-5", "priority": 9}',
+    });
+    expect(errorOf(v1).reqdata).toBe(
+      '{&quot;title&quot;: &quot;x&quot;, &quot;password&quot;: &quot;***&quot;, &quot;refresh_token&quot;:&quot;***&quot;, &quot;priority&quot;: 9}',
+    );
+    const query = await request(origin, { path: '/nowhere?token=s3cr3t-6&password=s3cr3t-7&q=kept' });
+    expect(errorOf(query).reqdata).toBe('token=***&amp;password=***&amp;q=kept');
+    // A value with an escaped quote is masked whole; a name only mentioned in a value is kept.
+    const escaped = await request(origin, {
+      method: 'POST',
+      path: '/v1/nowhere',
+      headers: oauth(token()),
+      body: '{"access_token": "s3cr3t\\"-8", "title": "password=kept"}',
+    });
+    expect(errorOf(escaped).reqdata).toBe(
+      '{&quot;access_token&quot;: &quot;***&quot;, &quot;title&quot;: &quot;password=kept&quot;}',
+    );
+    expect(wrongPath.text + v1.text + query.text + escaped.text).not.toContain('s3cr3t');
+  });
+
   it('answers every /v1 request with Cache-Control: no-store, errors included', async () => {
     const answers = [
       await request(origin, { path: '/v1/tasks', headers: oauth(token()) }),

@@ -35,6 +35,7 @@ describe.each(ENGINES)('projects and contexts on %s', (engine) => {
       name: 'Work',
       notes: 'office',
       archived: null,
+      color: null,
       deleted: null,
       created: expect.stringMatching(/ \+0900$/),
       updated: project.created,
@@ -57,6 +58,24 @@ describe.each(ENGINES)('projects and contexts on %s', (engine) => {
     expect(archived).toMatchObject({ name: 'Work', notes: 'office', archived: '2026-11-21 00:00:00 +0900' });
     const withId = await client.createProject({ id: 'proj-1', name: 'Client id' });
     expect(withId.id).toBe('proj-1');
+  });
+
+  it('sets, shows and clears a project color; a context has none', async () => {
+    const { client } = await suite().newClient();
+    const project = await client.createProject({ name: 'Garden', color: '#2da44e' });
+    expect(project).toMatchObject({ name: 'Garden', color: '#2da44e' });
+    expect(await client.createProject({ id: project.id, color: '#2DA44E80' })).toMatchObject({ color: '#2DA44E80' });
+    expect(await client.createProject({ id: project.id, name: 'Yard' })).toMatchObject({ color: '#2DA44E80' });
+    expect(await client.createProject({ id: project.id, color: null })).toMatchObject({ color: null });
+    for (const color of ['green', '#12345', '#1234567', 7]) {
+      expectError(await client.post('/v1/projects', { id: project.id, color }), {
+        status: 400,
+        retcode: 'E004',
+        retmsg: typeof color === 'string' ? 'invalid parameter: color (is #RRGGBB)' : /^invalid parameter: color/,
+      });
+    }
+    const context = await client.createContext({ name: '@garden', color: '#2da44e' });
+    expect(context).not.toHaveProperty('color');
   });
 
   it('names the bad field of a project or context', async () => {

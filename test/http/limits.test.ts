@@ -3,11 +3,15 @@
  * shedding, each on a real app over the harness's real store. (Idempotency-Key retries are
  * covered by idempotency.test.ts.)
  */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServices } from '../../src/service/services.js';
 import { buildApp, type AppDeps } from '../../src/http/app.js';
+import { loadWebApp } from '../../src/http/web-app.js';
 import { call, ENGINES, type Harness } from '../support/harness.js';
 import { expectError, ok, taskList } from './support/api.js';
 import { useHarness } from './support/setup.js';
@@ -17,7 +21,7 @@ const E503 = { status: 503, retcode: 'E503', retmsg: 'server resources are unava
 /** Another app on the same store, with options the harness does not set. */
 async function appOn(
   harness: Harness,
-  options: Pick<AppDeps, 'rateLimitPerSecond' | 'loadLimits'>,
+  options: Pick<AppDeps, 'rateLimitPerSecond' | 'loadLimits' | 'webApp'>,
 ): Promise<FastifyInstance> {
   const app = await buildApp({
     services: buildServices(harness.store),
@@ -60,6 +64,36 @@ describe.each(ENGINES)('limits and retries on %s', (engine) => {
         expect(answer.headers['retry-after']).toBe('1');
       }
       ok(await call(app, { url: '/v1/tasks', token: other.token }), taskList);
+    });
+
+    // Issue 21 item 7: two tabs opened at once got E503 on the app's own script.
+    it("never sheds the web app's own files, which are a lookup in memory", async () => {
+      const dir = await mkdtemp(path.join(tmpdir(), 'task-service-web-'));
+      await mkdir(path.join(dir, 'assets'));
+      const files: ReadonlyArray<readonly [string, string]> = [
+        ['index.html', '<!doctype html>'],
+        ['sw.js', '//'],
+        ['favicon.ico', 'icon'],
+        ['assets/app-1a2b.js', '//'],
+        ['assets/manifest-3c4d.webmanifest', '{}'],
+      ];
+      for (const [name, text] of files) await writeFile(path.join(dir, name), text);
+      const app = await appOn(suite().harness, {
+        loadLimits: { maxInFlight: 0, maxEventLoopDelayMs: 10_000 },
+        webApp: await loadWebApp(dir),
+      });
+      try {
+        const { user } = await suite().newClient();
+        for (const url of ['/', '/sw.js', '/favicon.ico', '/assets/app-1a2b.js', '/assets/manifest-3c4d.webmanifest'])
+          expect((await app.inject({ url })).statusCode, url).toBe(200);
+        // Everything else is shed as before: the API, and a path that only looks like an asset.
+        expectError(await call(app, { url: '/v1/tasks', token: user.token }), { ...E503, reqdata: '' });
+        expect((await app.inject({ url: '/assets/nothing.js' })).statusCode).toBe(503);
+        expect((await app.inject({ method: 'POST', url: '/', payload: 'x' })).statusCode).toBe(503);
+      } finally {
+        await app.close();
+        await rm(dir, { recursive: true, force: true });
+      }
     });
 
     it('sheds requests past the in-flight bound with E503 instead of queueing them', async () => {

@@ -38,11 +38,12 @@ describe('the account JSON', () => {
     expect(data.settings).toEqual({ nickname: 'Alice', timezone: 'Europe/Berlin', language: 'en', weekStart: 1 });
     expect(data.tasks[0]?.startAt).toBe(Date.UTC(2026, 2, 29, 7, 30) * 1000 + 1);
     expect(data.tasks[0]?.project).toEqual({ id: 'p1' });
-    // Version 1 had no kept iCalendar properties.
+    // Version 1 had no kept iCalendar properties, no subtasks, order nor reminders.
     expect(data.tasks[0]?.icalExtras).toBe('');
+    expect(data.tasks[0]).toMatchObject({ parentId: null, sortOrder: 0, reminders: [] });
   });
 
-  it("writes version 2 with a task's kept iCalendar properties, and reads them back", () => {
+  it("writes version 3 with a task's kept iCalendar properties, parent, order and reminders, and reads them back", () => {
     const data = readAccountJson(JSON.stringify(VERSION_1));
     const kept = 'X-OTHER-APP:1\r\nGEO:1.5;2.5\r\n';
     const account: Account = {
@@ -56,16 +57,37 @@ describe('the account JSON', () => {
       created: 0,
       updated: 0,
     };
-    const tasks = data.tasks.map((task) => ({ ...task, icalExtras: kept }));
+    const reminders = [
+      { id: 'r1', at: Date.UTC(2026, 2, 29, 7, 0) * 1000 + 1 },
+      { id: 'r2', before: 30, of: 'end' as const },
+    ];
+    const tasks = data.tasks.map((task) => ({ ...task, icalExtras: kept, parentId: 't0', sortOrder: -2, reminders }));
     const written = writeAccountJson(account, { ...data, tasks }, 0);
-    expect(JSON.parse(written)).toMatchObject({ version: 2, tasks: [{ ical_extras: kept }] });
+    expect(JSON.parse(written)).toMatchObject({
+      version: 3,
+      tasks: [
+        {
+          ical_extras: kept,
+          parent_id: 't0',
+          sort_order: -2,
+          reminders: [
+            { id: 'r1', at: '2026-03-29T07:00:00.000001Z' },
+            { id: 'r2', before: 30, of: 'end' },
+          ],
+        },
+      ],
+    });
     expect(readAccountJson(written)).toEqual({ ...data, tasks });
   });
 
   it('refuses a newer version, and anything that is not an export, saying why', () => {
-    expect(() => readAccountJson(JSON.stringify({ ...VERSION_1, version: 3 }))).toThrow(/version 3 .* newer/);
-    // Version 2 tasks have ical_extras.
+    expect(() => readAccountJson(JSON.stringify({ ...VERSION_1, version: 4 }))).toThrow(/version 4 .* newer/);
+    // Version 2 tasks have ical_extras, version 3 ones also a parent, an order and reminders.
     expect(() => readAccountJson(JSON.stringify({ ...VERSION_1, version: 2 }))).toThrow(/tasks\.0\.ical_extras/);
+    const version2Task = { ...VERSION_1.tasks[0], ical_extras: '' };
+    expect(() => readAccountJson(JSON.stringify({ ...VERSION_1, version: 3, tasks: [version2Task] }))).toThrow(
+      /tasks\.0\.parent_id/,
+    );
     expect(() => readAccountJson('{"tasks": []}')).toThrow(/not a task-service account export/);
     expect(() => readAccountJson('nope')).toThrow(/not JSON/);
     const bad = { ...VERSION_1, tasks: [{ ...VERSION_1.tasks[0], start_at: 'tomorrow' }] };

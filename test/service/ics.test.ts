@@ -1,6 +1,6 @@
 import ICAL from 'ical.js';
 import { describe, expect, it } from 'vitest';
-import type { PortableTask } from '../../src/domain/portable.js';
+import { NEW_PORTABLE_TASK, type PortableTask } from '../../src/domain/portable.js';
 import { TASK_LIMITS } from '../../src/domain/task.js';
 import { readIcs, writeIcs } from '../../src/service/formats/ics.js';
 
@@ -132,6 +132,7 @@ describe('iCalendar VTODO', () => {
         unmapped: [],
         tasks: [
           {
+            ...NEW_PORTABLE_TASK,
             id: 'a',
             title: 'All day',
             notes: '',

@@ -48,6 +48,22 @@ describe('sign-in service', () => {
     expect(await store.auth.findSession(key)).toBeUndefined();
   });
 
+  it('a session in use ends a year after the sign-in all the same (issue 21 item 6)', async () => {
+    const result = await signIn.signIn('alice', PASSWORD, '10.0.0.1');
+    if (!result.ok) throw new Error('sign-in failed');
+    const key = secretKeyOf(result.sessionId);
+    // Used every 20 days, never idle for 30: live until its year is over.
+    for (let day = 20; day < 365; day += 20) {
+      now += 20 * MICROS_PER_DAY;
+      expect((await signIn.accountOf(result.sessionId))?.username, `day ${day}`).toBe('alice');
+    }
+    now += 5 * MICROS_PER_DAY - 1;
+    expect((await signIn.accountOf(result.sessionId))?.username).toBe('alice');
+    now += 1;
+    expect(await signIn.accountOf(result.sessionId)).toBeUndefined();
+    expect(await store.auth.findSession(key)).toBeUndefined();
+  });
+
   it('a token made to expire in a day is refused once the day is over', async () => {
     const token = await accounts.createToken('alice', 'write', 'for a day', 1);
     now += MICROS_PER_DAY - 1;
@@ -61,6 +77,28 @@ describe('sign-in service', () => {
     expect((await signIn.signIn('alice', PASSWORD, '10.0.0.2')).ok).toBe(false);
     // Another address is not slowed by them.
     expect((await signIn.signIn('alice', PASSWORD, '10.0.0.3')).ok).toBe(true);
+  });
+
+  it('a stranger guessing from one address never holds back the owner signing in from another (issue 21 item 3)', async () => {
+    // One wrong try every 0.2 s for 30 s from one address; the owner tries every 2 s from theirs.
+    let ownerIn = 0;
+    let strangerIn = 0;
+    for (let tick = 0; tick < 150; tick += 1) {
+      if ((await signIn.signIn('alice', `guess ${tick}`, '203.0.113.9')).ok) strangerIn += 1;
+      if (tick % 10 === 9 && (await signIn.signIn('alice', PASSWORD, '10.0.0.7')).ok) ownerIn += 1;
+      now += 200_000;
+    }
+    expect([ownerIn, strangerIn]).toEqual([15, 0]);
+    // The stranger's address stays slowed: even the right password is refused from it.
+    expect((await signIn.signIn('alice', PASSWORD, '203.0.113.9')).ok).toBe(false);
+  });
+
+  it('5 failures for one username from one address slow that username from that address only', async () => {
+    for (let i = 0; i < 5; i += 1) expect((await signIn.signIn('alice', 'wrong', '10.0.0.8')).ok).toBe(false);
+    expect((await signIn.signIn('alice', PASSWORD, '10.0.0.8')).ok).toBe(false);
+    // After the delay (a second after the fifth failure), the right password works again.
+    now += 1_000_000;
+    expect((await signIn.signIn('alice', PASSWORD, '10.0.0.8')).ok).toBe(true);
   });
 
   it('a person changes their own password with the current one; every other session ends', async () => {

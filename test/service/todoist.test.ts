@@ -88,8 +88,8 @@ describe("Todoist's backup", () => {
     },
   );
 
-  it('reads tasks, labels, priorities, notes and dates, and lists what it cannot map', () => {
-    const data = readTodoistBackup(todoistBackup(), 'Europe/Berlin');
+  it('reads tasks, labels, priorities, notes and dates, and lists what it cannot map', async () => {
+    const data = await readTodoistBackup(todoistBackup(), 'Europe/Berlin');
     const titles = data.tasks.map((task) => task.title);
     expect(titles).toEqual([
       'Water the plants',
@@ -132,14 +132,18 @@ describe("Todoist's backup", () => {
       'Home: 1 subtasks imported as tasks of their own (no nesting here)',
     ]);
     // Ids come from the backup: reading it again gives the same ones.
-    expect(readTodoistBackup(todoistBackup(), 'Europe/Berlin').tasks.map((task) => task.id)).toEqual(
+    expect((await readTodoistBackup(todoistBackup(), 'Europe/Berlin')).tasks.map((task) => task.id)).toEqual(
       data.tasks.map((task) => task.id),
     );
   });
 
-  it('refuses a file that is no zip, or a zip without CSV files', () => {
-    expect(() => readTodoistBackup(Buffer.from('not a zip at all, just some text'), 'UTC')).toThrow(/not a zip/);
-    expect(() => readTodoistBackup(makeZip([{ name: 'a.txt', text: 'x' }], new Date()), 'UTC')).toThrow(/no CSV/);
+  it('refuses a file that is no zip, or a zip without CSV files', async () => {
+    await expect(readTodoistBackup(Buffer.from('not a zip at all, just some text'), 'UTC')).rejects.toThrow(
+      /not a zip/,
+    );
+    await expect(readTodoistBackup(makeZip([{ name: 'a.txt', text: 'x' }], new Date()), 'UTC')).rejects.toThrow(
+      /no CSV/,
+    );
   });
 
   it("takes one project's CSV (Todoist's project export), named for its project, dated from the day of the import", async () => {

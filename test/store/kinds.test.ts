@@ -4,13 +4,14 @@
  * bigints as text), including the rows a schema check or a hand edit could leave odd.
  */
 import { describe, expect, it } from 'vitest';
-import type { Task } from '../../src/domain/task.js';
+import { NEW_TASK, type Task } from '../../src/domain/task.js';
 import { decodeOutcome, encodeOutcome } from '../../src/store/kinds/kept-outcome.js';
 import { COLUMN_VALUES } from '../../src/store/kinds/records.js';
 import { KIND_TABLES } from '../../src/store/postgres/tables.js';
 import { SQLITE_KINDS } from '../../src/store/sqlite/kind-statements.js';
 
 const TASK: Task = {
+  ...NEW_TASK,
   id: 't1',
   title: 'Tom & Jerry',
   notes: '<b>',
@@ -27,6 +28,10 @@ const TASK: Task = {
   priority: 2,
   repeater: 'FREQ=WEEKLY',
   icalExtras: 'GEO:1.5;2.5\r\n',
+  parentId: 'parent',
+  sortOrder: 3,
+  reminders: [{ id: 'r', before: 10, of: 'start' }],
+  reminderDue: 1_699_999_400_000_000,
   created: 1_600_000_000_000_000,
   updated: 1_600_000_000_000_001,
   rev: 7,
@@ -55,6 +60,10 @@ const SQLITE_TUPLE = [
   1_600_000_000_000_001,
   7,
   'GEO:1.5;2.5\r\n',
+  'parent',
+  3,
+  '[{"id":"r","before":10,"of":"start"}]',
+  1_699_999_400_000_000,
 ];
 const POSTGRES_ROW = {
   id: 't1',
@@ -78,6 +87,10 @@ const POSTGRES_ROW = {
   updated: '1600000000000001',
   rev: '7',
   ical_extras: 'GEO:1.5;2.5\r\n',
+  parent_id: 'parent',
+  sort_order: 3,
+  reminders: '[{"id":"r","before":10,"of":"start"}]',
+  reminder_due: '1699999400000000',
 };
 
 describe('kinds described once', () => {
@@ -109,10 +122,13 @@ describe('kinds described once', () => {
     const keptBefore = (row: readonly unknown[]): string =>
       JSON.stringify({ version: 1, kind: 'task', zone: 'UTC', many: false, rows: [row] });
     const row = COLUMN_VALUES.task(TASK);
-    expect(row.at(-1)).toBe(TASK.icalExtras);
-    expect(decodeOutcome(keptBefore(row.slice(0, -1))).records).toEqual([{ ...TASK, icalExtras: '' }]);
+    const flat = { parentId: null, sortOrder: 0, reminders: [], reminderDue: null };
+    expect(row.at(-5)).toBe(TASK.icalExtras);
+    // Kept before migration 9 (SQLite), 10 (PostgreSQL): a top-level task without order or reminders.
+    expect(decodeOutcome(keptBefore(row.slice(0, -4))).records).toEqual([{ ...TASK, ...flat }]);
+    expect(decodeOutcome(keptBefore(row.slice(0, -5))).records).toEqual([{ ...TASK, ...flat, icalExtras: '' }]);
     // Only columns added later may be missing: a row shorter still is refused.
-    expect(() => decodeOutcome(keptBefore(row.slice(0, -2)))).toThrow('wrong length');
+    expect(() => decodeOutcome(keptBefore(row.slice(0, -6)))).toThrow('wrong length');
     expect(() => decodeOutcome(keptBefore([...row, 'more']))).toThrow('wrong length');
   });
 });

@@ -20,6 +20,8 @@ const TABLES_NOT_BY_ACCOUNT: Readonly<Record<string, string>> = {
     'the directory from a username to its account, read before the account is known (sign-in, the command line): distributed by username',
   legacy_secrets:
     'the directory from the hash of a secret made before migration 7 to its account; never written again: a reference table',
+  store_identity:
+    "one row naming the database's life (its epoch), read with every list snapshot; written by migrate only: a reference table",
   sign_in_failures:
     'the sign-in throttle, keyed by username or address, not by account (an unknown name has none): distributed by its key',
 };
@@ -28,6 +30,8 @@ const TABLES_NOT_BY_ACCOUNT: Readonly<Record<string, string>> = {
 const INDEXES_NOT_BY_ACCOUNT: Readonly<Record<string, string>> = {
   sessions_by_last_seen:
     'used only by the sweep that forgets idle sessions of every account (administration); each shard keeps its own',
+  tasks_reminder_due:
+    'the due-reminder read of every account at once (Store.dueReminders, the firer of reminders); each shard keeps its own',
 };
 
 interface IndexRow {

@@ -42,6 +42,7 @@ const ADMINISTRATION: Readonly<Record<string, string>> = {
   'DELETE FROM oauth_codes WHERE expires_at <': 'the sweep that forgets expired codes',
   'DELETE FROM oauth_clients WHERE id = $1': '`client remove`: what every account gave the client ends',
   'FROM tokens WHERE hash >= $1 AND hash < $2 )': '`token revoke --id` without a user',
+  'reminder_due IS NOT NULL AND reminder_due <= $1': 'the read of reminders falling due, for the firer of reminders',
 };
 
 function tablesIn(sql: string): string[] {
@@ -159,6 +160,7 @@ async function workload(): Promise<void> {
   await signIn.forgetOld();
   await harness.store.purge(later);
   await harness.store.forgetKept(later);
+  await harness.store.dueReminders(later, 100);
   await new ClientAdmin(harness.store, nowMicros).remove(client.id);
   await accounts.disableUser('bob');
 }

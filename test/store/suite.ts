@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ContextDraft, ProjectDraft } from '../../src/domain/label.js';
-import type { Task, TaskDraft } from '../../src/domain/task.js';
+import { NEW_TASK, type Task, type TaskDraft } from '../../src/domain/task.js';
 import { MICROS_PER_DAY, microsFromMillis, type Micros } from '../../src/domain/time.js';
 import { DomainError, StoreUnavailableError, UsernameTakenError } from '../../src/domain/errors.js';
 import type { RecordsByKind, SyncKind, WriteOutcome } from '../../src/domain/sync.js';
@@ -905,6 +905,62 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
       });
     });
 
+    describe('subtasks and reminders (issue #22)', () => {
+      it('keeps parent, order and reminders, and reads the live children of several parents at once', async () => {
+        const accountId = await newAccountId();
+        const other = await newAccountId();
+        const reminders = [
+          { id: 'r1', at: Date.UTC(2030, 0, 1) * 1000 },
+          { id: 'r2', before: 15, of: 'end' as const },
+        ];
+        const tasks = await store.write(accountId, async (w) => ({
+          top: await w.put('task', taskDraft('top', { sortOrder: -3, reminders })),
+          a: await w.put('task', taskDraft('a', { parentId: 'top', sortOrder: 2 })),
+          b: await w.put('task', taskDraft('b', { parentId: 'top' })),
+          gone: await w.put('task', taskDraft('gone', { parentId: 'top', deleted: nowMicros() })),
+          deep: await w.put('task', taskDraft('deep', { parentId: 'a' })),
+        }));
+        await store.write(other, (w) => w.put('task', taskDraft('theirs', { parentId: 'top' })));
+        expect(await store.get(accountId, 'task', 'top')).toEqual(tasks.top);
+        expect(tasks.top).toMatchObject({ sortOrder: -3, reminders, parentId: null });
+        await tx(store, accountId, async (w) => {
+          expect(byRev(await w.childrenOf(['top']))).toEqual([tasks.a, tasks.b]);
+          expect(byRev(await w.childrenOf(['a', 'b', 'top']))).toEqual([tasks.a, tasks.b, tasks.deep]);
+          expect(await w.childrenOf([])).toEqual([]);
+        });
+        // Inside a write, the transaction's own changes count.
+        await store.write(accountId, async (w) => {
+          await w.put('task', taskDraft('b', { parentId: null }));
+          const moved = await w.put('task', taskDraft('deep', { parentId: 'top' }));
+          const added = await w.put('task', taskDraft('new', { parentId: 'top' }));
+          expect(byRev(await w.childrenOf(['top']))).toEqual([tasks.a, moved, added]);
+        });
+      });
+
+      it('reads the reminders falling due across accounts, earliest first, up to a limit', async () => {
+        const alice = await newAccountId();
+        const bob = await newAccountId();
+        const at = (minute: number): Micros => Date.UTC(2030, 0, 1, 9, minute) * 1000;
+        await store.write(alice, async (w) => {
+          await w.put('task', taskDraft('a1', { reminderDue: at(5) }));
+          await w.put('task', taskDraft('a2', { reminderDue: at(1) }));
+          await w.put('task', taskDraft('none'));
+          await w.put('task', taskDraft('later', { reminderDue: at(30) }));
+        });
+        await store.write(bob, (w) => w.put('task', taskDraft('b1', { reminderDue: at(3) })));
+        expect(await store.dueReminders(at(10), 100)).toEqual([
+          { accountId: alice, taskId: 'a2', due: at(1) },
+          { accountId: bob, taskId: 'b1', due: at(3) },
+          { accountId: alice, taskId: 'a1', due: at(5) },
+        ]);
+        expect(await store.dueReminders(at(10), 2)).toHaveLength(2);
+        expect(await store.dueReminders(at(0), 100)).toEqual([]);
+        // A change that plans no reminder takes the task out of the read.
+        await store.write(alice, (w) => w.put('task', taskDraft('a2')));
+        expect((await store.dueReminders(at(10), 100)).map((due) => due.taskId)).toEqual(['b1', 'a1']);
+      });
+    });
+
     // Both engines once decided these differently; each is pinned here to one expectation.
     describe('one behaviour on every engine', () => {
       it('refuses a second live project or context of one name as `name` taken', async () => {
@@ -973,6 +1029,31 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
         expect(await store.head(accountId + 1000)).toBeUndefined();
       });
     });
+
+    describe("the store's life (issue 21)", () => {
+      it('has an epoch of its own from the start, which every list snapshot carries, and no restore gap', async () => {
+        const identity = await store.identity();
+        expect(identity.epoch).toMatch(/^[0-9a-f]{16}$/);
+        // A store made after epochs never handed out a cursor without one.
+        expect(identity.legacyPositions).toBe(false);
+        const accountId = await newAccountId();
+        await store.write(accountId, (w) => w.put('task', taskDraft('one')));
+        const snapshot = await store.list(accountId, 'task', { includeDeleted: false });
+        expect(snapshot.identity).toEqual(identity);
+        expect(snapshot.restoreGap).toEqual({ after: 0, before: 0 });
+        await snapshot.close();
+        // Migrating again (every start does) keeps it.
+        await store.migrate();
+        expect(await store.identity()).toEqual(identity);
+        const other = await open();
+        try {
+          await other.store.migrate();
+          expect((await other.store.identity()).epoch).not.toBe(identity.epoch);
+        } finally {
+          await other.cleanup();
+        }
+      });
+    });
   });
 }
 
@@ -1013,6 +1094,7 @@ function byRev<T extends { readonly rev: number }>(records: readonly T[]): T[] {
 
 export function taskDraft(id: string, fields: Partial<TaskDraft> = {}): TaskDraft {
   return {
+    ...NEW_TASK,
     id,
     title: `task ${id}`,
     notes: '',

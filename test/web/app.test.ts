@@ -163,8 +163,15 @@ describe('the web app in Chromium against a real serve', { timeout: E2E_TEST_TIM
         repeater: 'FREQ=WEEKLY',
       });
     });
-    // The app stops hearing of changes; another client renames the task meanwhile.
-    await page.route('**/v1/tasks?*', (route) => route.abort());
+    // The app stops hearing of changes; another client renames the task meanwhile. The rename
+    // waits for a listing to be cut, so no listing sent before the cut can bring it back to the app.
+    let listingCut = (): void => undefined;
+    const cut = new Promise<void>((resolve) => (listingCut = resolve));
+    await page.route('**/v1/tasks?*', async (route) => {
+      listingCut();
+      await route.abort();
+    });
+    await cut;
     await postTask(fixture, token, { id: task.id, title: 'Renamed elsewhere' });
     await details.getByLabel('Notes').fill('my notes');
     await details.getByLabel('Notes').press('Tab');
@@ -214,6 +221,10 @@ describe('the web app in Chromium against a real serve', { timeout: E2E_TEST_TIM
       .getByRole('checkbox', { name: 'Complete Pay rent' })
       .waitFor({ state: 'detached' });
     await details.getByRole('button', { name: 'Delete' }).click();
+    await page
+      .getByRole('alertdialog', { name: 'Delete this task?' })
+      .getByRole('button', { name: 'Delete for good' })
+      .click();
     await details.waitFor({ state: 'detached' });
     await eventually(async () => expect(await getTasks(fixture, token)).toEqual([]));
     expect(problems).toEqual([]);

@@ -58,11 +58,16 @@ describe('the web app: views, search, keyboard, settings, sign-out', { timeout: 
     const house = page.getByRole('list', { name: 'House' });
     await house.getByRole('checkbox', { name: 'Complete Fix gutter' }).waitFor();
 
+    // Search covers the whole account, each hit saying where it is.
+    const results = page.getByRole('list', { name: 'Search results' });
     await page.getByRole('searchbox', { name: 'Search' }).fill('roof');
-    await eventually(async () => expect(await house.getByRole('checkbox').count()).toBe(1));
-    await page.getByRole('searchbox', { name: 'Search' }).fill('plumb');
-    await house.getByRole('checkbox', { name: 'Complete Call plumber' }).waitFor();
-    expect(await house.getByRole('checkbox').count()).toBe(1);
+    await eventually(async () => expect(await results.getByRole('checkbox').count()).toBe(1));
+    await page.getByRole('searchbox', { name: 'Search' }).fill('cello');
+    await results.getByRole('checkbox', { name: 'Complete Learn cello' }).waitFor();
+    expect(await results.getByRole('listitem').allTextContents()).toEqual([
+      'Someday',
+      expect.stringContaining('in Someday'),
+    ]);
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Account } from '../../src/domain/account.js';
 import type { Context, Project } from '../../src/domain/label.js';
-import type { Task } from '../../src/domain/task.js';
+import { NEW_TASK, type Task } from '../../src/domain/task.js';
 import { renderContext, renderProject, renderSettings, renderTask } from '../../src/http/wire/render.js';
 
 /** Microseconds of a UTC date and time (month 1-12). */
@@ -17,6 +17,7 @@ function keysOf(json: string): string[] {
 }
 
 const fullTask: Task = {
+  ...NEW_TASK,
   id: 'task-1+/=.',
   title: `Call "Bob" & <Alice>'s team 📞`,
   notes: '任务 e\u0301\nline two',
@@ -32,6 +33,14 @@ const fullTask: Task = {
   tags: ['a&b', '<i>', '标签'],
   priority: 3,
   repeater: 'FREQ=WEEKLY;BYDAY=MO',
+  parentId: 'parent-1',
+  sortOrder: -5,
+  reminders: [
+    { id: 'r<1>', at: utc(2026, 1, 15, 7, 45) },
+    { id: 'r2', before: 15, of: 'end' },
+  ],
+  // Derived for the due-reminder read, never on the wire.
+  reminderDue: utc(2026, 1, 15, 7, 45),
   // Kept for iCalendar exports, never on the wire.
   icalExtras: 'X-NOT-ON-THE-WIRE:1\r\n',
   created: utc(2026, 1, 1),
@@ -60,6 +69,12 @@ describe('renderTask', () => {
       tags: ['a&amp;b', '&lt;i&gt;', '标签'],
       priority: 3,
       repeater: 'FREQ=WEEKLY;BYDAY=MO',
+      parent_id: 'parent-1',
+      sort_order: -5,
+      reminders: [
+        { id: 'r&lt;1&gt;', at: '2026-01-15 08:45:00 +0100' },
+        { id: 'r2', before: 15, of: 'end_at' },
+      ],
       created: '2026-01-01 01:00:00 +0100',
       updated: '2026-07-18 02:00:01 +0200',
       rev: 42,
@@ -87,6 +102,9 @@ describe('renderTask', () => {
       tags: [],
       priority: 0,
       repeater: null,
+      parentId: null,
+      sortOrder: 0,
+      reminders: [],
     };
     expect(JSON.parse(renderTask(bare, 'UTC'))).toEqual({
       id: 'task-1+/=.',
@@ -106,6 +124,9 @@ describe('renderTask', () => {
       tags: [],
       priority: 0,
       repeater: null,
+      parent_id: null,
+      sort_order: 0,
+      reminders: [],
       created: '2026-01-01 00:00:00 +0000',
       updated: '2026-07-18 00:00:01 +0000',
       rev: 42,
@@ -135,12 +156,23 @@ describe('renderProject and renderContext', () => {
       rev: 7,
     };
     const projectText = renderProject(project, 'America/New_York');
-    expect(keysOf(projectText)).toEqual(['id', 'name', 'notes', 'archived', 'deleted', 'created', 'updated', 'rev']);
+    expect(keysOf(projectText)).toEqual([
+      'id',
+      'name',
+      'notes',
+      'archived',
+      'color',
+      'deleted',
+      'created',
+      'updated',
+      'rev',
+    ]);
     expect(JSON.parse(projectText)).toEqual({
       id: 'p1',
       name: 'Q3 &lt;plan&gt;',
       notes: 'don&#39;t',
       archived: '2026-02-28 19:00:00 -0500',
+      color: '#ff8800',
       deleted: null,
       created: '2025-12-31 19:00:00 -0500',
       updated: '2026-02-28 19:00:00 -0500',

@@ -1,5 +1,5 @@
 import type { ContextDraft, ProjectDraft } from '../../src/domain/label.js';
-import type { Attribute, Label, Priority, TaskDraft } from '../../src/domain/task.js';
+import { NEW_TASK, type Attribute, type Label, type Priority, type TaskDraft } from '../../src/domain/task.js';
 import { microsFromMillis, MICROS_PER_DAY, type Micros } from '../../src/domain/time.js';
 import { Random } from './random.js';
 
@@ -136,6 +136,7 @@ export class AccountDataset {
       if (!tags.includes(tag)) tags.push(tag);
     }
     return {
+      ...NEW_TASK,
       id: recordId(random),
       title: sentence(random, 2, 7),
       notes: random.chance(0.35) ? sentence(random, 8, 50) : '',

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { TaskDraft } from '../../src/domain/task.js';
+import { NEW_TASK, type TaskDraft } from '../../src/domain/task.js';
 import { AccountDataset } from './dataset.js';
 import { send, sendOk, waitUntilAnswering, type Answer, type RequestSpec } from './http-client.js';
 import { vcalendar, vtodo } from './ical.js';
@@ -133,7 +133,8 @@ function hrefsOf(answer: Answer): string[] {
 }
 
 /** The task a client creates, as the CalDAV peer stores it (the same fields as the task service's C). */
-const NEW_TASK: TaskDraft = {
+const CREATED_TASK: TaskDraft = {
+  ...NEW_TASK,
   id: UNIQUE_MARK,
   title: 'Buy milk & eggs for the weekend',
   notes: 'The organic ones from the market, not the supermarket <3',
@@ -204,7 +205,7 @@ export async function prepareRadicale(server: Server, accountIndex: number, task
   const fetched = await sendOk(port, get);
   if (hrefsOf(fetched).length !== 10) throw new Error('Radicale multiget did not answer the 10 tasks');
 
-  const create = putTask(`${CREATE_COLLECTION}${UNIQUE_MARK}.ics`, vcalendar([vtodo(NEW_TASK)]), true);
+  const create = putTask(`${CREATE_COLLECTION}${UNIQUE_MARK}.ics`, vcalendar([vtodo(CREATED_TASK)]), true);
   expectStatus(await send(port, concrete(create, 'capture')), 201, 'create');
   return { create: [create], sync: [report, get], syncCollectionSize: tasks };
 }

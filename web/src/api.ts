@@ -49,6 +49,18 @@ export interface Label {
   readonly name: string;
   readonly deleted: number | null;
   readonly rev: number;
+  /** Projects only, as are `archived`; absent from contexts and from copies kept before them. */
+  readonly color?: string | null;
+  readonly archived?: number | null;
+}
+
+/** A project or context as sent: only the fields present change. */
+export interface LabelBody {
+  readonly id?: string;
+  readonly name?: string;
+  readonly color?: string | null;
+  readonly archived?: string | null;
+  readonly deleted?: string;
 }
 
 export interface Settings {
@@ -124,7 +136,8 @@ function taskOf(task: SdkTask): Task {
 }
 
 function labelOf(label: SdkProject | SdkContext): Label {
-  return { id: label.id, name: label.name, deleted: millis(label.deleted), rev: label.rev };
+  const base = { id: label.id, name: label.name, deleted: millis(label.deleted), rev: label.rev };
+  return 'archived' in label ? { ...base, color: label.color, archived: millis(label.archived) } : base;
 }
 
 function settingsOf(settings: SdkSettings): Settings {
@@ -180,6 +193,8 @@ export interface ApiClient {
   postTask(body: TaskBody, idempotencyKey: string): Promise<Task>;
   getSettings(): Promise<Settings>;
   postSettings(body: SettingsBody): Promise<Settings>;
+  /** Creates or changes a project or context at once (not queued: the app says if it failed). */
+  saveLabel(kind: 'projects' | 'contexts', body: LabelBody): Promise<Label>;
 }
 
 /** `token` is asked for on every call, so a new sign-in needs no new client. */
@@ -213,6 +228,15 @@ export function createApi(token: () => string | null): ApiClient {
     },
     async postSettings(body) {
       return settingsOf(await answerOf(client().updateSettings(body)));
+    },
+    async saveLabel(kind, { color, archived, ...body }) {
+      if (kind === 'contexts') return labelOf(await answerOf(client().contexts.save(body)));
+      const project = {
+        ...body,
+        ...(color === undefined ? {} : { color }),
+        ...(archived === undefined ? {} : { archived }),
+      };
+      return labelOf(await answerOf(client().projects.save(project)));
     },
   };
 }

@@ -7,6 +7,7 @@ import { AccountClient } from '../../src/client/index.js';
 import { useEngine } from './actions.ts';
 import { createApi, fetchFresh, isUnavailable } from './api.ts';
 import { LocalStore } from './local-copy.ts';
+import { eraseSavedSearches } from './saved-searches.ts';
 import { contexts, notice, projects, settings, signedOut, signingIn, tasks, waiting } from './state.ts';
 import { SyncEngine } from './sync.ts';
 import { currentToken, forgetToken, rememberToken } from './token.ts';
@@ -96,6 +97,7 @@ export async function signOut(): Promise<void> {
     ended = false;
   }
   await LocalStore.erase(running?.store ?? null);
+  eraseSavedSearches();
   running = null;
   forgetToken();
   tasks.value = new Map();

@@ -3,7 +3,7 @@ import { computed, signal } from '@preact/signals';
 import type { Label, Settings, Task } from './api.ts';
 import { dayOf } from './dates.ts';
 import { currentToken } from './token.ts';
-import { countByBox, routeOf, rowsOf, searched, viewName, type Route } from './views.ts';
+import { countByBox, routeOf, rowsOf, searchRows, viewName, type Route } from './views.ts';
 
 export const tasks = signal<ReadonlyMap<string, Task>>(new Map());
 export const projects = signal<ReadonlyMap<string, Label>>(new Map());
@@ -16,6 +16,11 @@ export const waiting = signal(0);
 export const online = signal(true);
 /** The last thing the app must tell (a conflict, a refused change); shown in an alert. */
 export const notice = signal<string | null>(null);
+/**
+ * The server could not continue from this copy's place (E008: its data was restored from a
+ * backup, or the copy was too old) and everything was listed again; shown until dismissed.
+ */
+export const listedAnew = signal(false);
 /** The copy was read (from the browser or the server): the views may show. */
 export const ready = signal(false);
 /**
@@ -31,10 +36,13 @@ export const signedOut = signal<'signed-out' | 'session-ended' | 'offline' | nul
 export const signingIn = signal(currentToken() === null);
 
 export const route = signal<Route>(routeOf(location.hash));
-export const search = signal('');
+/** What is typed in Search; a saved search's route brings its own. */
+export const search = signal(route.value.kind === 'search' ? route.value.query : '');
 export const selectedId = signal<string | null>(null);
 export const openId = signal<string | null>(null);
 export const helpOpen = signal(false);
+/** On a phone, whether the navigation is unfolded (the Menu button); a desktop always shows it. */
+export const menuOpen = signal(false);
 
 /** Today's date, refreshed every minute, so "today" and "tomorrow" follow the clock. */
 export const now = signal(Date.now());
@@ -48,6 +56,15 @@ export const counts = computed(() => countByBox(taskList.value));
 
 /** Labels by id, live ones only, sorted by name. */
 export const sortedProjects = computed(() => [...projects.value.values()].sort((a, b) => a.name.localeCompare(b.name)));
+/** The projects the navigation lists: archived ones only show where projects are managed. */
+export const activeProjects = computed(() =>
+  sortedProjects.value.filter((project) => (project.archived ?? null) === null),
+);
+/** Each project's color by its name, as tasks name their project. */
+export const projectColors = computed(
+  () =>
+    new Map([...projects.value.values()].flatMap((project) => (project.color ? [[project.name, project.color]] : []))),
+);
 export const sortedContexts = computed(() => [...contexts.value.values()].sort((a, b) => a.name.localeCompare(b.name)));
 
 export const currentViewName = computed(() => viewName(route.value, projects.value, contexts.value));
@@ -62,5 +79,10 @@ const viewRows = computed(() =>
   }),
 );
 
-/** What the list shows: the view, searched. */
-export const rows = computed(() => searched(viewRows.value, search.value));
+const foundRows = computed(() => searchRows(taskList.value, search.value, { zone: zone.value, today: today.value }));
+
+/** Whether the list shows search results (from the whole account) rather than the view. */
+export const searching = computed(() => search.value.trim() !== '');
+
+/** What the list shows: the view, or what a search found in the whole account. */
+export const rows = computed(() => (searching.value ? foundRows.value : viewRows.value));

@@ -22,14 +22,17 @@ interface WorkerScope {
 const scope: WorkerScope = self as unknown as WorkerScope; // `self` is typed as a window by the DOM library.
 const CACHE = 'task-service-app';
 
-/** The page and every hashed file it names. */
+/** What an installed app needs to open with no network, besides the page's hashed files. */
+const FIXED = ['/manifest.webmanifest', '/icon.svg', '/icon-maskable.svg'];
+
+/** The page, every hashed file it names, the manifest and the icons. */
 async function keepApp(): Promise<void> {
   const cache = await caches.open(CACHE);
   const page = await fetch('/', { cache: 'no-store' });
   if (!page.ok) return;
   const html = await page.clone().text();
   const assets = [...new Set([...html.matchAll(/\/assets\/[\w.-]+/g)].map((match) => match[0]))];
-  await cache.addAll(assets);
+  await cache.addAll([...assets, ...FIXED]);
   await cache.put('/', page);
 }
 
@@ -57,6 +60,9 @@ scope.addEventListener('fetch', (event) => {
         })
         .catch(async () => (await caches.match('/')) ?? Response.error()),
     );
+  } else if (FIXED.includes(url.pathname)) {
+    // Fixed names: the network first, the kept copy offline.
+    event.respondWith(fetch(event.request).catch(async () => (await caches.match(url.pathname)) ?? Response.error()));
   } else if (url.pathname.startsWith('/assets/')) {
     // Hashed names never change content: the kept copy is always right.
     event.respondWith(caches.match(event.request).then((kept) => kept ?? fetch(event.request)));

@@ -16,7 +16,7 @@ import {
 import { applyChange } from './apply-change.ts';
 import { randomId } from './ids.ts';
 import type { LocalStore, QueuedChange } from './local-copy.ts';
-import { contexts, notice, online, projects, ready, settings, signedOut, tasks, waiting } from './state.ts';
+import { contexts, listedAnew, notice, online, projects, ready, settings, signedOut, tasks, waiting } from './state.ts';
 
 /** Another client's change shows within 5 s (WEB.md): a look every 2 s leaves room for the answer. */
 const POLL_MS = 2000;
@@ -37,6 +37,8 @@ export class SyncEngine {
   private accountId: string | null = null;
   /** The copy's writes under way, in order. */
   private saving: Promise<void> = Promise.resolve();
+  /** The queue's entries being written to IndexedDB, in order. */
+  private keeping: Promise<void> = Promise.resolve();
   private readonly onWake = (): void => this.kick();
   /**
    * Per task, the revs that only this app's own writes produced, and the latest: a change made
@@ -97,9 +99,18 @@ export class SyncEngine {
     if (result.deleted === null) next.set(result.id, result);
     else next.delete(result.id);
     tasks.value = next;
-    const queued = await this.store.enqueue({ idempotencyKey: randomId(), body, baseRev: before?.rev ?? null }, result);
-    this.queue.push(queued);
+    // Queued at once, before IndexedDB has it: an answer to an earlier change arriving meanwhile
+    // lays the queue over the server's version, and this change must be part of that queue.
+    const pending: QueuedChange = { idempotencyKey: randomId(), body, baseRev: before?.rev ?? null };
+    this.queue.push(pending);
     waiting.value = this.queue.length;
+    const kept = this.store.enqueue(pending, result).then((queued) => {
+      const at = this.queue.indexOf(pending);
+      if (at !== -1) this.queue[at] = queued;
+    });
+    // A change IndexedDB could not keep is still sent while this page lives.
+    this.keeping = this.keeping.then(async () => kept).catch(() => undefined);
+    await kept;
     this.kick();
   }
 
@@ -172,6 +183,8 @@ export class SyncEngine {
   /** Sends the queue in order; stops (keeping the rest) when the server cannot be reached. */
   private async flush(): Promise<void> {
     while (this.queue.length > 0 && !this.stopped) {
+      // A change is sent only once IndexedDB keeps it, so that its answer can take it off again.
+      await this.keeping;
       const change = this.queue[0];
       if (change === undefined) break;
       const chain = this.ownRevs.get(change.body.id);
@@ -245,8 +258,10 @@ export class SyncEngine {
         page = await this.api.list(kind, cursor === undefined ? { limit: PAGE_SIZE } : { cursor, limit: PAGE_SIZE });
       } catch (error) {
         if (error instanceof TaskServiceError && error.retcode === 'E008' && !listedAgain) {
-          // Too old to continue from: list everything again; queued changes stay queued.
+          // The server's data was restored, or this copy is too old to continue from: list
+          // everything again, once; queued changes stay queued (sent before this listing).
           listedAgain = true;
+          listedAnew.value = true;
           cursor = undefined;
           replace = true;
           continue;

@@ -4,6 +4,7 @@
  */
 import type { Box, Label, Task } from './api.ts';
 import { addDays, dayOf } from './dates.ts';
+import { compileSearch, WHERE_ORDER, whereOf, type SearchContext, type Where } from './search.ts';
 
 export type BoxView = 'inbox' | 'next' | 'scheduled' | 'someday' | 'waiting' | 'completed' | 'trash';
 
@@ -11,7 +12,9 @@ export type Route =
   | { readonly kind: 'box'; readonly view: BoxView }
   | { readonly kind: 'project'; readonly id: string }
   | { readonly kind: 'context'; readonly id: string }
-  | { readonly kind: 'settings' };
+  | { readonly kind: 'settings' }
+  | { readonly kind: 'labels' }
+  | { readonly kind: 'search'; readonly query: string };
 
 /** The views in the navigation's order, with their names; the first five are keys 1-5. */
 export const BOX_VIEWS: readonly { readonly view: BoxView; readonly name: string; readonly box: Box | null }[] = [
@@ -35,6 +38,8 @@ export const BOX_NAMES: Readonly<Record<Box, string>> = {
 export function routeOf(hash: string): Route {
   const [, first = '', second] = hash.replace(/^#/, '').split('/');
   if (first === 'settings') return { kind: 'settings' };
+  if (first === 'labels') return { kind: 'labels' };
+  if (first === 'search') return { kind: 'search', query: decodeURIComponent(second ?? '') };
   if ((first === 'project' || first === 'context') && second !== undefined) {
     return { kind: first, id: decodeURIComponent(second) };
   }
@@ -46,6 +51,10 @@ export function hashOf(route: Route): string {
   switch (route.kind) {
     case 'settings':
       return '#/settings';
+    case 'labels':
+      return '#/labels';
+    case 'search':
+      return `#/search/${encodeURIComponent(route.query)}`;
     case 'box':
       return `#/${route.view}`;
     default:
@@ -68,7 +77,8 @@ const EMPTY_BOX_VIEWS: Readonly<Record<BoxView, string>> = {
 };
 
 export function emptyViewText(route: Route, search: string): string {
-  if (search.trim() !== '') return 'No task matches the search.';
+  if (search.trim() !== '')
+    return 'No task matches, in any box. Fewer words find more; filters: #project @context *tag !1-3 is:completed is:overdue due:today due:<2030-01-31 no:date.';
   switch (route.kind) {
     case 'box':
       return EMPTY_BOX_VIEWS[route.view];
@@ -77,11 +87,17 @@ export function emptyViewText(route: Route, search: string): string {
     case 'context':
       return 'No open tasks in this context. A task added in the field above gets it.';
     case 'settings':
+    case 'labels':
       return '';
+    case 'search':
+      return 'Type in Search above: words, and filters such as #project @context *tag !3 is:overdue due:today.';
   }
 }
 
-export type Row = { readonly type: 'group'; readonly label: string } | { readonly type: 'task'; readonly task: Task };
+export type Row =
+  | { readonly type: 'group'; readonly label: string }
+  /** `where`: set in search results, which come from every view. */
+  | { readonly type: 'task'; readonly task: Task; readonly where?: Where };
 
 export function isOpen(task: Task): boolean {
   return task.completed === null && task.trashed === null && task.deleted === null;
@@ -152,6 +168,8 @@ export function rowsOf(route: Route, input: ViewInput): Row[] {
   const tasksOnly = (list: Task[]): Row[] => list.map((task) => ({ type: 'task', task }));
   switch (route.kind) {
     case 'settings':
+    case 'labels':
+    case 'search':
       return [];
     case 'project':
     case 'context': {
@@ -202,41 +220,36 @@ export function rowsOf(route: Route, input: ViewInput): Row[] {
   }
 }
 
-const haystacks = new WeakMap<Task, string>();
-
-/** The lower-case text search looks in, made once per version of a task. */
-function haystackOf(task: Task): string {
-  let haystack = haystacks.get(task);
-  if (haystack === undefined) {
-    haystack = [task.title, task.notes, task.tags.join(' '), task.project ?? '', task.context ?? '']
-      .join('\n')
-      .toLowerCase();
-    haystacks.set(task, haystack);
+/**
+ * The whole account searched (search.ts), grouped by where each task is, in the navigation's
+ * order; each row names its place too.
+ */
+export function searchRows(tasks: readonly Task[], query: string, context: SearchContext): Row[] {
+  const test = compileSearch(query);
+  if (test === null) return [];
+  const groups = new Map<Where, Task[]>();
+  for (const task of tasks) {
+    if (!test(task, context)) continue;
+    const where = whereOf(task);
+    const members = groups.get(where);
+    if (members === undefined) groups.set(where, [task]);
+    else members.push(task);
   }
-  return haystack;
-}
-
-/** The rows whose task matches every word of the search; groups left empty go too. */
-export function searched(rows: readonly Row[], search: string): readonly Row[] {
-  const words = search
-    .toLowerCase()
-    .split(/\s+/)
-    .filter((word) => word !== '');
-  if (words.length === 0) return rows;
-  const kept: Row[] = [];
-  let pendingGroup: Row | null = null;
-  for (const row of rows) {
-    if (row.type === 'group') {
-      pendingGroup = row;
-      continue;
-    }
-    const haystack = haystackOf(row.task);
-    if (!words.every((word) => haystack.includes(word))) continue;
-    if (pendingGroup !== null) kept.push(pendingGroup);
-    pendingGroup = null;
-    kept.push(row);
+  const rows: Row[] = [];
+  for (const where of WHERE_ORDER) {
+    const members = groups.get(where);
+    if (members === undefined) continue;
+    members.sort(
+      where === 'Completed'
+        ? (a, b) => (b.completed ?? 0) - (a.completed ?? 0)
+        : where === 'Trash'
+          ? (a, b) => (b.trashed ?? 0) - (a.trashed ?? 0)
+          : byPriorityThenNewest,
+    );
+    rows.push({ type: 'group', label: where });
+    for (const task of members) rows.push({ type: 'task', task, where });
   }
-  return kept;
+  return rows;
 }
 
 export function viewName(
@@ -247,6 +260,10 @@ export function viewName(
   switch (route.kind) {
     case 'settings':
       return 'Settings';
+    case 'labels':
+      return 'Projects and contexts';
+    case 'search':
+      return 'Search';
     case 'box':
       return BOX_VIEWS.find((candidate) => candidate.view === route.view)?.name ?? 'Inbox';
     case 'project':

@@ -306,7 +306,7 @@ export async function runClientCommand(command: ClientCommand, output: Output): 
         throw new ClientUsageError('usage: task-service add "<title and tokens>" (the title is empty)');
       const online = await onlineZone();
       const zone = online ?? copy.zone ?? 'UTC';
-      const write = addition(newTaskId(), quickAddTask(parsed, calendarDateIn(new Date(), zone)));
+      const write = addition(newTaskId(), quickAddTask(parsed, calendarDateIn(new Date(), zone), {}, zone));
       const queued: QueuedWrite = { key: randomUUID(), what: plain(`add ${parsed.title}`), write };
       const result = await saveOrQueue(client, copy, queued, online === undefined);
       copy = result.saved === undefined ? withTask(result.copy, queuedTask(write, zone, parsed.title)) : result.copy;

@@ -14,26 +14,35 @@ export function fieldsOf(parsed: unknown): Fields {
   return fields;
 }
 
+/** A base no request names: a path resolved against it and still on it is a path of this server. */
+const LOCAL_BASE = 'http://local.invalid';
+
 /**
  * A path on this server to go to after signing in: only a local absolute path, never `//host`
- * or `/\host` (which browsers read as another site), never a control character.
+ * or `/\host` (which browsers read as another site), never a control character. It is returned
+ * as the URL parser writes it, percent-encoded, so that it fits in a `Location` header (a raw
+ * U+2215 there threw after the session was made: issue 21).
  */
 export function localPath(next: string | undefined, fallback: string): string {
   if (next === undefined || !/^\/(?![/\\])/.test(next)) return fallback;
   const hasControl = [...next].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f);
-  return hasControl ? fallback : next;
+  if (hasControl) return fallback;
+  const url = new URL(next, LOCAL_BASE);
+  if (url.origin !== LOCAL_BASE) return fallback;
+  return `${url.pathname}${url.search}${url.hash}`;
 }
 
 /**
  * The second guard against cross-site forms, besides the CSRF token: a browser's `Origin` (and
- * `Sec-Fetch-Site`) must name this site. Without either header, the token alone decides.
+ * `Sec-Fetch-Site`) must name this site, its whole origin (scheme, host and port: a page served
+ * over plain HTTP on the same host is another site). Without either header, the token alone decides.
  */
 export function comesFromThisSite(request: FastifyRequest): boolean {
   if (request.headers['sec-fetch-site'] === 'cross-site') return false;
   const origin = request.headers.origin;
   if (origin === undefined) return true;
   try {
-    return new URL(origin).host === request.host;
+    return new URL(origin).origin === new URL(originOf(request)).origin;
   } catch {
     return false;
   }

@@ -1,3 +1,4 @@
+import { PASSWORD_MIN_LENGTH } from '../../domain/account.js';
 import { html, type SafeHtml } from '../wire/html.js';
 
 /**
@@ -161,7 +162,7 @@ export function signupPage(view: {
         <label for="username">Username</label>
         <input id="username" name="username" type="text" autocomplete="username" autocapitalize="none" required />
         <label for="password">Password</label>
-        <input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required />
+        <input id="password" name="password" type="password" autocomplete="new-password" minlength="${PASSWORD_MIN_LENGTH}" required />
         <button type="submit">Create account</button>
       </form>
       <p><a href="/login?next=${encodeURIComponent(view.next)}">Sign in instead</a></p>`,

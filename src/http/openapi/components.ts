@@ -5,24 +5,13 @@
  * output). Nothing here restates a field.
  */
 import { z } from 'zod';
+import type { SyncKind } from '../../domain/sync.js';
+import { RECORD_RESOURCES } from '../resources.js';
 import { ARRAY_POST_MAX } from '../schemas/one-or-many.js';
-import { contextShape, projectShape } from '../schemas/label.js';
 import { settingsShape } from '../schemas/settings.js';
 import { webhookShape } from '../schemas/webhook.js';
 import { deliveryLog, webhookDeleted, webhookList, wireWebhook } from '../wire/webhook-shapes.js';
-import { taskShape } from '../schemas/task.js';
-import {
-  contextList,
-  entriesOf,
-  projectList,
-  taskList,
-  wireContext,
-  wireError,
-  wireHealth,
-  wireProject,
-  wireSettings,
-  wireTask,
-} from '../wire/shapes.js';
+import { entriesOf, wireError, wireHealth, wireSettings } from '../wire/shapes.js';
 import {
   oauthErrorBody,
   oauthMetadata,
@@ -75,11 +64,24 @@ function generate(entries: Readonly<Record<string, z.ZodType>>, io: 'input' | 'o
   return components;
 }
 
+/** The component names of a synced resource's shapes (resources.ts), named after its kind. */
+export function resourceComponents<N extends Capitalize<SyncKind>>(name: N) {
+  return { one: name, list: `${name}List`, entries: `${name}Entries`, write: `${name}Write` } as const;
+}
+type ResourceComponents = ReturnType<typeof resourceComponents<Capitalize<SyncKind>>>;
+
+const RESOURCE_SHAPES = Object.values(RECORD_RESOURCES).map(({ shapes }) => shapes);
+
+/** One component per synced resource, named by `part` of its component names. */
+function perResource(
+  part: keyof ResourceComponents,
+  schema: (shapes: (typeof RESOURCE_SHAPES)[number]) => z.ZodType,
+): Record<string, z.ZodType> {
+  return Object.fromEntries(RESOURCE_SHAPES.map((shapes) => [resourceComponents(shapes.name)[part], schema(shapes)]));
+}
+
 /** Request bodies: one record, or an array of at most ARRAY_POST_MAX of them. */
-const WRITES = {
-  TaskWrite: taskShape,
-  ProjectWrite: projectShape,
-  ContextWrite: contextShape,
+const OTHER_WRITES = {
   SettingsWrite: settingsShape,
   WebhookWrite: webhookShape,
   OAuthTokenForm: oauthTokenForm,
@@ -88,22 +90,13 @@ const WRITES = {
   AccountPasswordForm: passwordForm,
   AccountTokenForm: makeTokenForm,
 };
+const WRITES = { ...perResource('write', (shapes) => shapes.write), ...OTHER_WRITES };
 
-const ANSWERS = {
-  Task: wireTask,
-  Project: wireProject,
-  Context: wireContext,
-  Settings: wireSettings,
+const OTHER_ANSWERS = {
   Webhook: wireWebhook,
   WebhookList: webhookList,
   WebhookDeleted: webhookDeleted,
   WebhookDeliveries: deliveryLog,
-  TaskList: taskList,
-  ProjectList: projectList,
-  ContextList: contextList,
-  TaskEntries: entriesOf(wireTask),
-  ProjectEntries: entriesOf(wireProject),
-  ContextEntries: entriesOf(wireContext),
   Error: wireError,
   Health: wireHealth,
   OAuthToken: oauthTokenAnswer,
@@ -120,9 +113,17 @@ const ANSWERS = {
   AccountExport: accountExport,
   AccountImportReport: importReport,
 };
+// In the order the document has always listed them: records, settings, pages, entries, the rest.
+const ANSWERS = {
+  ...perResource('one', (shapes) => shapes.one),
+  Settings: wireSettings,
+  ...perResource('list', (shapes) => shapes.list),
+  ...perResource('entries', (shapes) => entriesOf(shapes.one)),
+  ...OTHER_ANSWERS,
+};
 
-export type WriteName = keyof typeof WRITES;
-export type AnswerName = keyof typeof ANSWERS;
+export type WriteName = ResourceComponents['write'] | keyof typeof OTHER_WRITES;
+export type AnswerName = ResourceComponents['one' | 'list' | 'entries'] | 'Settings' | keyof typeof OTHER_ANSWERS;
 
 /** A POST body: one record, or an array of records applied all or nothing. */
 export function oneOrMany(write: WriteName): JsonSchema {

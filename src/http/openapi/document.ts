@@ -5,18 +5,13 @@
  * Schemas come from components.ts (generated from the
  * server's own zod schemas); this file says only which operation takes and answers which.
  */
+import type { SyncKind } from '../../domain/sync.js';
 import { KEY_MAX } from '../idempotency-key.js';
+import { RECORD_RESOURCES } from '../resources.js';
 import { LIMIT_MAX, WAIT_MAX_SECONDS, WAIT_MIN_SECONDS } from '../schemas/list-query.js';
 import { TASK_LIMITS } from '../../domain/task.js';
 import type { Retcode } from '../wire/errors.js';
-import {
-  buildComponentSchemas,
-  componentRef,
-  oneOrMany,
-  type AnswerName,
-  type JsonSchema,
-  type WriteName,
-} from './components.js';
+import { buildComponentSchemas, componentRef, oneOrMany, resourceComponents, type JsonSchema } from './components.js';
 import { ALWAYS, errorResponses, V1_ALWAYS } from './errors.js';
 import { ACCOUNT_PATHS } from './account-paths.js';
 import { OAUTH_PATHS } from './oauth-paths.js';
@@ -82,37 +77,16 @@ const GET_ERRORS: readonly Retcode[] = [...V1_ALWAYS, 'E003', 'E004'];
 /** Retcodes of any POST. */
 const POST_ERRORS: readonly Retcode[] = [...V1_ALWAYS, 'E001', 'E003', 'E004', 'E005', 'E006'];
 
+/** What the paths of a synced resource are made from: its line in RECORD_RESOURCES. */
 interface Resource {
   readonly path: string;
-  readonly kind: string;
-  readonly one: AnswerName;
-  readonly list: AnswerName;
-  readonly entries: AnswerName;
-  readonly write: WriteName;
+  readonly kind: SyncKind;
+  readonly shapes: { readonly name: Capitalize<SyncKind> };
 }
-
-const RESOURCES: readonly Resource[] = [
-  { path: 'tasks', kind: 'task', one: 'Task', list: 'TaskList', entries: 'TaskEntries', write: 'TaskWrite' },
-  {
-    path: 'projects',
-    kind: 'project',
-    one: 'Project',
-    list: 'ProjectList',
-    entries: 'ProjectEntries',
-    write: 'ProjectWrite',
-  },
-  {
-    path: 'contexts',
-    kind: 'context',
-    one: 'Context',
-    list: 'ContextList',
-    entries: 'ContextEntries',
-    write: 'ContextWrite',
-  },
-];
 
 function resourcePaths(resource: Resource): Record<string, JsonSchema> {
   const tag = resource.path;
+  const components = resourceComponents(resource.shapes.name);
   return {
     [`/v1/${resource.path}`]: {
       get: {
@@ -125,7 +99,7 @@ function resourcePaths(resource: Resource): Record<string, JsonSchema> {
         security: SECURITY,
         parameters: LIST_PARAMETERS,
         responses: {
-          '200': jsonAnswer('One consistent snapshot of the listing.', componentRef(resource.list)),
+          '200': jsonAnswer('One consistent snapshot of the listing.', componentRef(components.list)),
           ...errorResponses([...GET_ERRORS, 'E008']),
         },
       },
@@ -138,10 +112,10 @@ function resourcePaths(resource: Resource): Record<string, JsonSchema> {
           'Strings are sent raw (unescaped). With `if_rev`, a record changed since answers `E009`.',
         security: SECURITY,
         parameters: [IDEMPOTENCY_KEY],
-        requestBody: { required: true, content: { [JSON_CONTENT]: { schema: oneOrMany(resource.write) } } },
+        requestBody: { required: true, content: { [JSON_CONTENT]: { schema: oneOrMany(components.write) } } },
         responses: {
           '200': jsonAnswer('The stored record, or `{"entries": [...]}` in input order for an array.', {
-            anyOf: [componentRef(resource.one), componentRef(resource.entries)],
+            anyOf: [componentRef(components.one), componentRef(components.entries)],
           }),
           ...errorResponses([...POST_ERRORS, 'E007', 'E009']),
         },
@@ -155,7 +129,7 @@ function resourcePaths(resource: Resource): Record<string, JsonSchema> {
         security: SECURITY,
         parameters: [ID_PARAMETER],
         responses: {
-          '200': jsonAnswer(`The ${resource.kind}.`, componentRef(resource.one)),
+          '200': jsonAnswer(`The ${resource.kind}.`, componentRef(components.one)),
           // E002: a path that cannot be percent-decoded.
           ...errorResponses([...GET_ERRORS, 'E002', 'E007']),
         },
@@ -283,6 +257,8 @@ const DESCRIPTION = `The Doit.im v1 compatible API of Task Service.
 - Retry a POST safely with an \`Idempotency-Key\`; \`E503\` comes with \`Retry-After\`.
 - Every error answers \`{"retcode", "retmsg", "reqdata"}\`.`;
 
+const RESOURCES: readonly Resource[] = Object.values(RECORD_RESOURCES);
+
 function allPaths(): Record<string, JsonSchema> {
   const paths: Record<string, JsonSchema> = {};
   for (const resource of RESOURCES) Object.assign(paths, resourcePaths(resource));
@@ -295,9 +271,7 @@ function buildDocument(): JsonSchema {
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     info: { title: 'Task Service', version: '1', description: DESCRIPTION },
     tags: [
-      { name: 'tasks' },
-      { name: 'projects' },
-      { name: 'contexts' },
+      ...RESOURCES.map((resource) => ({ name: resource.path })),
       { name: 'settings' },
       { name: 'webhooks' },
       { name: 'service', description: 'Outside the v1 API.' },

@@ -14,7 +14,7 @@ const WHEN: { readonly [Code in Retcode]: string } = {
   E005: 'a POST without a JSON content type',
   E006: 'the body is over 1 MiB (after gunzip), or the write would take the account past its storage cap (the reason names it)',
   E007: 'no such record in this account',
-  E008: 'the cursor or updated_after is older than the oldest purge: list again from scratch',
+  E008: 'the cursor or updated_after is older than the oldest purge, or from before a restore of the store: list again from scratch',
   E009: "`if_rev` does not match the record's current `rev`",
   E401: 'no credential, or an unknown, malformed, expired or revoked one',
   E403: 'a read-scoped token on a POST, or a disabled account',

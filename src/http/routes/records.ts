@@ -73,7 +73,7 @@ export function registerRecordRoutes<K extends SyncKind>(
     const zone = account.timezone;
     // Clients ask the same again and again, polling with their cursor or paging anew: an answer
     // is kept whole while the account stands still.
-    const key = `${account.id}|${resource.kind}|${zone}|${query.afterRev ?? ''}|${query.updatedAfter ?? ''}|${query.limit ?? ''}`;
+    const key = `${account.id}|${resource.kind}|${zone}|${query.after?.epoch ?? ''}.${query.after?.rev ?? ''}.${query.after?.purgedRev ?? ''}|${query.updatedAfter ?? ''}|${query.limit ?? ''}`;
     const kept = deps.answers.get(key, knownHead ?? (await listings.head(account.id)));
     if (kept !== undefined) return { kept };
     const listing = await listings.open(account.id, resource.kind, query);

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { ReturnedPosition } from '../../domain/sync.js';
 import type { ListRequest } from '../../service/listing.js';
 import { readQuery } from '../query.js';
 import { decodeCursor } from '../wire/cursor.js';
@@ -38,10 +39,10 @@ export function readListQuery(request: FastifyRequest, zone: string): ListCall {
       throw WireError.invalidParameter('wait', `${WAIT_MIN_SECONDS}-${WAIT_MAX_SECONDS} seconds`);
     }
   }
-  let afterRev: number | undefined;
+  let after: ReturnedPosition | undefined;
   if (query.cursor !== undefined) {
-    afterRev = decodeCursor(query.cursor);
-    if (afterRev === undefined) throw WireError.invalidParameter('cursor');
+    after = decodeCursor(query.cursor);
+    if (after === undefined) throw WireError.invalidParameter('cursor');
   }
   let updatedAfter: number | undefined;
   if (query.updated_after !== undefined) {
@@ -49,7 +50,7 @@ export function readListQuery(request: FastifyRequest, zone: string): ListCall {
     if (updatedAfter === undefined) throw WireError.invalidParameter('updated_after', 'not a date-time');
   }
   return {
-    ...(afterRev === undefined ? {} : { afterRev }),
+    ...(after === undefined ? {} : { after }),
     ...(updatedAfter === undefined ? {} : { updatedAfter }),
     ...(limit === undefined ? {} : { limit }),
     ...(waitSeconds === undefined ? {} : { waitSeconds }),

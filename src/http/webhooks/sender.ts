@@ -8,7 +8,7 @@ import {
   type StoredWebhook,
 } from '../../domain/webhook.js';
 import { MICROS_PER_SECOND, type Micros } from '../../domain/time.js';
-import type { WebhookService } from '../../service/webhooks.js';
+import type { DeliveryContext, WebhookService } from '../../service/webhooks.js';
 import type { RecordsByKind, SyncKind } from '../../domain/sync.js';
 import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
 import { encodeCursor } from '../wire/cursor.js';
@@ -122,7 +122,7 @@ export class WebhookSender {
   /** Delivers the hook's queue in order while it holds the lease; stops at the first failure. */
   async #deliverAll(ref: { readonly accountId: number; readonly id: string }): Promise<void> {
     const key: HookKey = `${ref.accountId}/${ref.id}`;
-    let zone: string | undefined;
+    let context: DeliveryContext | undefined;
     try {
       for (;;) {
         if (this.#stopped) return;
@@ -141,7 +141,7 @@ export class WebhookSender {
         }
         const events = await this.hooks.events(ref.accountId, hook.deliveredRev, BATCH);
         if (events.length === 0) return;
-        zone ??= await this.hooks.zoneOf(ref.accountId);
+        context ??= await this.hooks.contextOf(ref.accountId);
         let current: StoredWebhook = hook;
         for (const event of events) {
           if (this.#stopped) return;
@@ -155,7 +155,7 @@ export class WebhookSender {
             current = { ...current, deliveredRev: event.rev };
             continue;
           }
-          const attempt = await this.#send(current, event, zone);
+          const attempt = await this.#send(current, event, context);
           if (attempt.status !== null && attempt.status >= 200 && attempt.status < 300) {
             if (!(await this.hooks.progress(ref, this.#owner, afterSuccess(event.rev), attempt))) return;
             current = { ...current, deliveredRev: event.rev, attempts: 0, failingSince: null, nextAttempt: null };
@@ -194,10 +194,10 @@ export class WebhookSender {
     this.#timers.set(key, timer);
   }
 
-  async #send(hook: StoredWebhook, event: OutboxEvent, zone: string): Promise<DeliveryAttempt> {
+  async #send(hook: StoredWebhook, event: OutboxEvent, context: DeliveryContext): Promise<DeliveryAttempt> {
     // The same id on every try of this delivery: receivers drop repeats by it.
     const messageId = `msg_${hook.id}_${event.rev}`;
-    const body = deliveryBody(event, messageId, zone);
+    const body = deliveryBody(event, messageId, context);
     const at = this.hooks.clock();
     const started = performance.now();
     const timestamp = Math.floor(at / MICROS_PER_SECOND);
@@ -232,12 +232,13 @@ export class WebhookSender {
 }
 
 /** `{"type","id","created","data","cursor"}`: the record as /v1 renders it, in the account's zone. */
-function deliveryBody(event: OutboxEvent, messageId: string, zone: string): string {
+function deliveryBody(event: OutboxEvent, messageId: string, context: DeliveryContext): string {
+  const { zone, epoch, purgedRev } = context;
   const data = renderRecord(event.kind, event.record, zone);
   return (
     `{"type":${JSON.stringify(event.type)},"id":${JSON.stringify(messageId)},` +
     `"created":${JSON.stringify(formatDateTime(event.created, zone))},"data":${data},` +
-    `"cursor":${JSON.stringify(encodeCursor(event.rev))}}`
+    `"cursor":${JSON.stringify(encodeCursor({ epoch, rev: event.rev, purgedRev }))}}`
   );
 }
 

@@ -6,6 +6,7 @@
  * (src/client/account.ts) takes its types from here, so this file imports nothing that needs Node.
  */
 import { z } from 'zod';
+import { PASSWORD_MIN_LENGTH } from '../../domain/account.js';
 import { IMPORT_PREVIEW_SIZE } from '../../domain/portable.js';
 import { wireDateTime } from './shapes.js';
 
@@ -107,7 +108,7 @@ export const csrfOnlyForm = z
 export const passwordForm = z
   .looseObject({
     current_password: z.string(),
-    new_password: z.string().meta({ description: 'At least 8 characters.' }),
+    new_password: z.string().meta({ description: `At least ${PASSWORD_MIN_LENGTH} characters.` }),
     _csrf: csrfField,
   })
   .meta({ description: 'A new password, given the current one.' });

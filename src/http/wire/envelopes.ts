@@ -2,6 +2,7 @@
  * The JSON around rendered records and the fixed answers: every envelope of the wire format,
  * written here and nowhere else.
  */
+import type { SyncPosition } from '../../domain/sync.js';
 import { encodeCursor } from './cursor.js';
 
 /** `GET /healthz` when the store answers. */
@@ -21,6 +22,6 @@ export function isEmptyList(body: Buffer): boolean {
 }
 const EMPTY_START = Buffer.from(`${LIST_START}]`);
 
-export function listEnd(cursorRev: number, hasMore: boolean): string {
-  return `],"cursor":"${encodeCursor(cursorRev)}","has_more":${String(hasMore)}}`;
+export function listEnd(cursor: SyncPosition, hasMore: boolean): string {
+  return `],"cursor":"${encodeCursor(cursor)}","has_more":${String(hasMore)}}`;
 }

@@ -121,7 +121,7 @@ export class WireError extends Error {
     return new WireError('E007', CATALOGUE.E007.retmsg(kind, id));
   }
 
-  /** E008: a cursor or `updated_after` older than the oldest purge. */
+  /** E008: a cursor or `updated_after` older than the oldest purge, or from before a restore. */
   static cursorExpired(): WireError {
     return new WireError('E008', CATALOGUE.E008.retmsg());
   }

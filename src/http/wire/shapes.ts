@@ -5,47 +5,13 @@
  * from them (type-only, so it loads nothing of the server).
  */
 import { z } from 'zod';
-import { ATTRIBUTES } from '../../domain/task.js';
+import { escaped, TASK_OUT_SHAPE, wireDateTime } from './task-fields.js';
 import { RETCODES } from './errors.js';
 
-/** `%Y-%m-%d %H:%M:%S %z`, the only date-time form the service writes. */
-export const DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} [+-]\d{4}$/;
-
-/** A date-time as written. */
-export const wireDateTime = z
-  .string()
-  .regex(DATE_TIME)
-  .meta({
-    description: "A date-time in the account's zone: `YYYY-MM-DD HH:MM:SS +hhmm`.",
-    examples: ['2026-11-21 09:30:00 +0800'],
-  });
-
-/** Every string below arrives HTML-escaped (`&`, `<`, `>`, `'`, `"` as entities), and only those five. */
-export const escaped = z.string();
+export { DATE_TIME, wireDateTime } from './task-fields.js';
 
 export const wireTask = z
-  .strictObject({
-    id: escaped,
-    title: escaped,
-    notes: escaped,
-    attribute: z.enum(ATTRIBUTES),
-    all_day: z.boolean(),
-    start_at: wireDateTime.nullable(),
-    end_at: wireDateTime.nullable(),
-    completed: wireDateTime.nullable(),
-    trashed: wireDateTime.nullable(),
-    deleted: wireDateTime.nullable(),
-    project: escaped.nullable(),
-    project_id: escaped.nullable(),
-    context: escaped.nullable(),
-    context_id: escaped.nullable(),
-    tags: z.array(escaped),
-    priority: z.int().min(0).max(3),
-    repeater: escaped.nullable(),
-    created: wireDateTime,
-    updated: wireDateTime,
-    rev: z.int().positive(),
-  })
+  .strictObject(TASK_OUT_SHAPE)
   .meta({ description: 'A task as the service writes it; every string HTML-escaped.' });
 export type WireTask = z.infer<typeof wireTask>;
 
@@ -55,6 +21,7 @@ export const wireProject = z
     name: escaped,
     notes: escaped,
     archived: wireDateTime.nullable(),
+    color: z.string().nullable().meta({ description: '`#RRGGBB` or `#RRGGBBAA`, or null.' }),
     deleted: wireDateTime.nullable(),
     created: wireDateTime,
     updated: wireDateTime,

@@ -1,6 +1,6 @@
 /** The wire shapes of /v1/webhooks (API.md 4.7), for the OpenAPI document and the tests. */
 import { z } from 'zod';
-import { escaped, wireDateTime } from './shapes.js';
+import { escaped, wireDateTime } from './task-fields.js';
 
 export const wireWebhook = z
   .strictObject({

@@ -13,10 +13,11 @@ import { isoOfMicros, microsOfIso } from './iso-micros.js';
  *
  * Versioned: `version` says which shape follows. A release reads every version it ever wrote
  * (an older file is read by that version's reader into the same records), and refuses a newer
- * one, saying so. Version 1 had no `ical_extras`: its tasks keep none.
+ * one, saying so. Version 1 had no `ical_extras`: its tasks keep none. Version 2 had no
+ * `parent_id`, `sort_order` nor `reminders`: its tasks are top-level, unordered, without any.
  */
 export const ACCOUNT_JSON_FORMAT = 'task-service account';
-export const ACCOUNT_JSON_VERSION = 2;
+export const ACCOUNT_JSON_VERSION = 3;
 
 const instant = z.string().transform((text, context): Micros => {
   const micros = microsOfIso(text);
@@ -74,6 +75,20 @@ const taskV2 = taskV1.extend({ ical_extras: z.string() });
 
 const documentV2 = documentV1.extend({ version: z.literal(2), tasks: z.array(taskV2) });
 
+const reminderV3 = z.union([
+  z.strictObject({ id: z.string(), at: instant }),
+  z.strictObject({ id: z.string(), before: z.number(), of: z.enum(['start', 'end']) }),
+]);
+
+/** Version 3: a task has `parent_id`, `sort_order` and `reminders` (issue #22). */
+const taskV3 = taskV2.extend({
+  parent_id: z.string().nullable(),
+  sort_order: z.number().int(),
+  reminders: z.array(reminderV3),
+});
+
+const documentV3 = documentV1.extend({ version: z.literal(3), tasks: z.array(taskV3) });
+
 const header = z.looseObject({ format: z.literal(ACCOUNT_JSON_FORMAT), version: z.number().int() });
 
 function labelRef(id: string | null): LabelRef {
@@ -91,7 +106,7 @@ function nullableIso(value: Micros | null): string | null {
 }
 
 export function writeAccountJson(account: Account, data: PortableAccount, exported: Micros): string {
-  const document: z.input<typeof documentV2> = {
+  const document: z.input<typeof documentV3> = {
     format: ACCOUNT_JSON_FORMAT,
     version: ACCOUNT_JSON_VERSION,
     exported: isoOfMicros(exported),
@@ -120,6 +135,11 @@ export function writeAccountJson(account: Account, data: PortableAccount, export
       priority: task.priority,
       repeater: task.repeater,
       ical_extras: task.icalExtras,
+      parent_id: task.parentId,
+      sort_order: task.sortOrder,
+      reminders: task.reminders.map((reminder) =>
+        'at' in reminder ? { id: reminder.id, at: isoOfMicros(reminder.at) } : { ...reminder },
+      ),
     })),
   };
   return `${JSON.stringify(document, null, 2)}\n`;
@@ -141,8 +161,17 @@ type TaskV1 = z.output<typeof taskV1>;
 /** What every version has alike: settings, projects and contexts. */
 type AccountParts = Pick<z.output<typeof documentV1>, 'settings' | 'projects' | 'contexts'>;
 
-/** A task of either version; one of version 1 keeps no iCalendar properties. */
-function taskOf(task: TaskV1 & { readonly ical_extras?: string }): PortableTask {
+type ReminderV3 = z.output<typeof reminderV3>;
+
+/** A task of any version; one of version 1 keeps no iCalendar properties, one before 3 no subtasks. */
+function taskOf(
+  task: TaskV1 & {
+    readonly ical_extras?: string;
+    readonly parent_id?: string | null;
+    readonly sort_order?: number;
+    readonly reminders?: readonly ReminderV3[];
+  },
+): PortableTask {
   return {
     id: task.id,
     title: task.title,
@@ -159,6 +188,9 @@ function taskOf(task: TaskV1 & { readonly ical_extras?: string }): PortableTask 
     priority: task.priority satisfies Priority,
     repeater: task.repeater,
     icalExtras: task.ical_extras ?? '',
+    parentId: task.parent_id ?? null,
+    sortOrder: task.sort_order ?? 0,
+    reminders: task.reminders ?? [],
   };
 }
 
@@ -189,8 +221,14 @@ function readV2(value: unknown): PortableAccount {
   return accountOf(parsed.data, parsed.data.tasks.map(taskOf));
 }
 
+function readV3(value: unknown): PortableAccount {
+  const parsed = documentV3.safeParse(value);
+  if (!parsed.success) throw new FormatError(describeIssues(parsed.error));
+  return accountOf(parsed.data, parsed.data.tasks.map(taskOf));
+}
+
 /** The readers of every version ever written, by version. */
-const READERS: Readonly<Record<number, (value: unknown) => PortableAccount>> = { 1: readV1, 2: readV2 };
+const READERS: Readonly<Record<number, (value: unknown) => PortableAccount>> = { 1: readV1, 2: readV2, 3: readV3 };
 
 export function readAccountJson(text: string): PortableAccount {
   let value: unknown;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { PortableAccount, PortableTask } from '../../domain/portable.js';
+import { NEW_PORTABLE_TASK, type PortableAccount, type PortableTask } from '../../domain/portable.js';
 import type { Priority } from '../../domain/task.js';
 import type { Micros } from '../../domain/time.js';
 import { instantOfWallClock, isValidTimeZone } from '../../domain/zone.js';
@@ -139,6 +139,7 @@ function readProject(file: TodoistFile, zone: string, tasks: PortableTask[], unm
     const date = readDate(row, file.made, zone);
     if (date.note !== undefined) unmapped.push(`${where}: "${title}": ${date.note}`);
     last = {
+      ...NEW_PORTABLE_TASK,
       id: idOf(file.name, index, content),
       title,
       notes: row.get('DESCRIPTION') ?? '',
@@ -170,8 +171,8 @@ export function readTodoistFiles(files: readonly TodoistFile[], zone: string): P
 }
 
 /** The tasks of a Todoist backup zip; dates are read in `zone` unless a row names its own. */
-export function readTodoistBackup(zip: Buffer, zone: string): PortableAccount {
-  const files = readZip(zip).filter((entry) => entry.name.toLowerCase().endsWith('.csv'));
+export async function readTodoistBackup(zip: Buffer, zone: string): Promise<PortableAccount> {
+  const files = (await readZip(zip)).filter((entry) => entry.name.toLowerCase().endsWith('.csv'));
   if (files.length === 0) throw new FormatError('the zip holds no CSV file: not a Todoist backup');
   return readTodoistFiles(
     files.map((entry) => ({ name: entry.name, text: entry.data.toString('utf8'), made: entry.modified })),

@@ -1,9 +1,16 @@
 import { createHash } from 'node:crypto';
 import ICAL from 'ical.js';
 import { contentLineProblem, icalExtrasProblem, withExtraLine } from '../../domain/ical-extras.js';
-import type { PortableTask } from '../../domain/portable.js';
+import { NEW_PORTABLE_TASK, type PortableTask } from '../../domain/portable.js';
 import { isValidRepeater } from '../../domain/repeat.js';
-import { ATTRIBUTES, TASK_LIMITS, type Attribute, type LabelRef, type Priority } from '../../domain/task.js';
+import {
+  ATTRIBUTES,
+  TASK_FIELDS,
+  TASK_LIMITS,
+  type Attribute,
+  type LabelRef,
+  type Priority,
+} from '../../domain/task.js';
 import type { Micros } from '../../domain/time.js';
 import {
   instantOfWallClock,
@@ -48,20 +55,8 @@ const OWN = {
 /** The property a task's box is in, per dialect. */
 const BOX_PROPERTY: Readonly<Record<VtodoDialect, string>> = { file: OWN.attribute, caldav: OWN.box };
 
-/** Properties the server writes from a task's fields, or sets itself. */
-const FIELD_PROPERTIES: ReadonlySet<string> = new Set([
-  'uid',
-  'summary',
-  'description',
-  'dtstart',
-  'due',
-  'completed',
-  'status',
-  'percent-complete',
-  'priority',
-  'categories',
-  'rrule',
-]);
+/** Properties the server writes from a task's fields (TASK_FIELDS names them). */
+const FIELD_PROPERTIES: ReadonlySet<string> = new Set(Object.values(TASK_FIELDS).flatMap((rule) => rule.ical));
 
 /** Set by the server on every write: what a client sends of them is not kept. */
 const STAMP_PROPERTIES: ReadonlySet<string> = new Set(['dtstamp', 'created', 'last-modified']);
@@ -497,6 +492,7 @@ export function readTodo(todo: ICAL.Component, input: VtodoInput, index: number)
   const title = text(todo, 'summary') ?? '';
   if (title === '') unmapped.push(`${where}: no SUMMARY (imported as "(untitled)")`);
   const task: PortableTask = {
+    ...NEW_PORTABLE_TASK,
     id: input.id ?? idOfUid(uid),
     title: title === '' ? '(untitled)' : title,
     notes: text(todo, 'description') ?? '',

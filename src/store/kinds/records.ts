@@ -1,5 +1,13 @@
-import type { DraftsByKind, NamedKind, RecordsByKind, SyncKind } from '../../domain/sync.js';
-import { ATTRIBUTES, type Attribute, type Label, type Priority } from '../../domain/task.js';
+import { byKind, type DraftsByKind, type NamedKind, type RecordsByKind, type SyncKind } from '../../domain/sync.js';
+import {
+  ATTRIBUTES,
+  REMINDER_ANCHORS,
+  type Attribute,
+  type Label,
+  type Priority,
+  type Reminder,
+  type ReminderAnchor,
+} from '../../domain/task.js';
 import { addedColumn, column, type Columns, type DraftRowOf, type RowOf } from './columns.js';
 
 /**
@@ -47,6 +55,11 @@ const TASK_COLUMNS = {
   rev: column('int', 'rev'),
   // Migration 6 (issue #14); last, so that a write outcome kept before it is a shorter row.
   ical_extras: addedColumn('text', 'ical_extras', ''),
+  // Migration 9 (SQLite), 10 (PostgreSQL): subtasks, order and reminders (issue #22).
+  parent_id: addedColumn('textOrNull', 'parent_id', null),
+  sort_order: addedColumn('int', 'sort_order', 0),
+  reminders: addedColumn('text', 'reminders', '[]'),
+  reminder_due: addedColumn('microsOrNull', 'reminders', null),
 } as const;
 
 const PROJECT_COLUMNS = {
@@ -93,6 +106,32 @@ function labelOf(id: string | null, name: string | null): Label | null {
   return id === null ? null : { id, name: name ?? '' };
 }
 
+/** A task's reminders as one JSON text: `[{"id","at"} | {"id","before","of"}]`, `of` the domain's anchor. */
+function remindersText(reminders: readonly Reminder[]): string {
+  return JSON.stringify(reminders);
+}
+
+function isAnchor(value: unknown): value is ReminderAnchor {
+  return REMINDER_ANCHORS.some((anchor) => anchor === value);
+}
+
+function reminderOf(value: unknown): Reminder {
+  if (typeof value === 'object' && value !== null && 'id' in value && typeof value.id === 'string') {
+    if ('at' in value && Number.isSafeInteger(value.at) && typeof value.at === 'number')
+      return { id: value.id, at: value.at };
+    if ('before' in value && typeof value.before === 'number' && 'of' in value && isAnchor(value.of)) {
+      return { id: value.id, before: value.before, of: value.of };
+    }
+  }
+  throw new Error(`tasks.reminders holds an unknown reminder: ${JSON.stringify(value)}`);
+}
+
+function remindersOfText(text: string): Reminder[] {
+  const parsed: unknown = JSON.parse(text);
+  if (!Array.isArray(parsed)) throw new Error('tasks.reminders holds no JSON array');
+  return parsed.map(reminderOf);
+}
+
 const TASKS: KindStorage<'task', typeof TASK_COLUMNS> = {
   kind: 'task',
   table: 'tasks',
@@ -118,6 +157,10 @@ const TASKS: KindStorage<'task', typeof TASK_COLUMNS> = {
     priority: draft.priority,
     repeater: draft.repeater,
     ical_extras: draft.icalExtras,
+    parent_id: draft.parentId,
+    sort_order: draft.sortOrder,
+    reminders: remindersText(draft.reminders),
+    reminder_due: draft.reminderDue,
   }),
   fromRow: (row) => ({
     id: row.id,
@@ -135,6 +178,10 @@ const TASKS: KindStorage<'task', typeof TASK_COLUMNS> = {
     tags: row.tags,
     priority: priorityOf(row.priority),
     repeater: row.repeater,
+    parentId: row.parent_id,
+    sortOrder: row.sort_order,
+    reminders: remindersOfText(row.reminders),
+    reminderDue: row.reminder_due,
     icalExtras: row.ical_extras,
     created: row.created,
     updated: row.updated,
@@ -201,11 +248,12 @@ function valuesOf<K extends SyncKind, C extends Columns>(
   return columnNames(storage).map((name) => row[name]);
 }
 
-export const COLUMN_VALUES: { readonly [K in SyncKind]: (record: RecordsByKind[K]) => unknown[] } = {
-  task: (record) => valuesOf(TASKS, record),
-  project: (record) => valuesOf(PROJECTS, record),
-  context: (record) => valuesOf(CONTEXTS, record),
-};
+type ValuesOf = { readonly [K in SyncKind]: (record: RecordsByKind[K]) => unknown[] };
+export const COLUMN_VALUES = byKind<ValuesOf>(
+  <K extends SyncKind>(kind: K) =>
+    (record: RecordsByKind[K]) =>
+      valuesOf(KIND_STORAGE[kind], record),
+);
 
 /** The stamps a put gives a record; `created` is the first put's `updated`. */
 export interface RecordStamps {

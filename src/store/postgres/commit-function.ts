@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import type { SyncKind } from '../../domain/sync.js';
+import { SYNC_KINDS, type SyncKind } from '../../domain/sync.js';
+import type { PreparedWrite } from './speculative-tx.js';
 import { KIND_TABLES } from './tables.js';
 
 /*
@@ -19,12 +20,13 @@ import { KIND_TABLES } from './tables.js';
 /** SQLSTATE raised when the usage triggers counted other than predicted: the write is redone locked. */
 export const USAGE_MISMATCH_STATE = 'TSU01';
 
-/** The order the tables are written in, labels first; a new kind fails to compile until placed. */
-const WRITE_ORDER: { readonly [K in SyncKind]: number } = { project: 0, context: 1, task: 2 };
-// Object.keys types its keys as strings; they are exactly the SyncKind keys of the table above.
-const KINDS = (Object.keys(WRITE_ORDER) as SyncKind[]).sort((a, b) => WRITE_ORDER[a] - WRITE_ORDER[b]);
-
-const ROWS_PARAMETERS = KINDS.map((kind) => `p_${KIND_TABLES[kind].codec.table} jsonb`);
+/**
+ * The order the tables are written in: the labels a task names (the kinds with live names) first,
+ * then the other kinds, each in SYNC_KINDS order. No foreign key needs it, but it is part of the
+ * function's text, so of its name.
+ */
+const labelsFirst = (kind: SyncKind): number => (KIND_TABLES[kind].codec.liveNameIndex === null ? 1 : 0);
+const KINDS = [...SYNC_KINDS].sort((a, b) => labelsFirst(a) - labelsFirst(b));
 
 function upsertRows(table: string, columns: readonly string[], conflictUpdates: string): string {
   const list = columns.join(', ');
@@ -40,28 +42,45 @@ const UPSERTS = KINDS.map((kind) => {
   return upsertRows(table.codec.table, table.putColumns, table.conflictUpdates);
 }).join('\n');
 
-/** The arguments besides the rows: where the write began and ends, then the retry key's outcome. */
-const HEAD_PARAMETERS = [
-  'p_account bigint',
-  'p_rev bigint',
-  'p_last_updated bigint',
-  'p_purged_rev bigint',
-  'p_new_rev bigint',
-  'p_new_last_updated bigint',
-  'p_records bigint',
-  'p_bytes bigint',
+/**
+ * One argument of the function: its declaration, and where a call takes its value from. The
+ * signature and the call's values are both read off one list, so they cannot disagree on order.
+ */
+interface Parameter {
+  readonly declaration: string;
+  readonly value: (accountId: number, prepared: PreparedWrite) => unknown;
+}
+
+/** Where the write began and ends. */
+const HEAD_PARAMETERS: readonly Parameter[] = [
+  { declaration: 'p_account bigint', value: (accountId) => accountId },
+  { declaration: 'p_rev bigint', value: (_account, { from }) => from.rev },
+  { declaration: 'p_last_updated bigint', value: (_account, { from }) => from.lastUpdated },
+  { declaration: 'p_purged_rev bigint', value: (_account, { from }) => from.purgedRev },
+  { declaration: 'p_new_rev bigint', value: (_account, { to }) => to?.rev ?? null },
+  { declaration: 'p_new_last_updated bigint', value: (_account, { to }) => to?.lastUpdated ?? null },
+  { declaration: 'p_records bigint', value: (_account, { to }) => to?.usage.records ?? null },
+  { declaration: 'p_bytes bigint', value: (_account, { to }) => to?.usage.bytes ?? null },
 ];
-const KEEP_PARAMETERS = [
-  'p_keep_key text',
-  'p_keep_seen bigint',
-  'p_keep_hash text',
-  'p_keep_outcome text',
-  'p_keep_created bigint',
+
+/** The rows of each kind as one jsonb argument, in write order; null for none. */
+const ROWS_PARAMETERS: readonly Parameter[] = KINDS.map((kind) => ({
+  declaration: `p_${KIND_TABLES[kind].codec.table} jsonb`,
+  value: (_account, { rows }) => (rows[kind].length === 0 ? null : JSON.stringify(rows[kind])),
+}));
+
+/** The retry key's outcome to keep. */
+const KEEP_PARAMETERS: readonly Parameter[] = [
+  { declaration: 'p_keep_key text', value: (_account, { keep }) => keep?.key ?? null },
+  { declaration: 'p_keep_seen bigint', value: (_account, { keep }) => keep?.seen ?? null },
+  { declaration: 'p_keep_hash text', value: (_account, { keep }) => keep?.requestHash ?? null },
+  { declaration: 'p_keep_outcome text', value: (_account, { keep }) => keep?.outcome ?? null },
+  { declaration: 'p_keep_created bigint', value: (_account, { keep }) => keep?.created ?? null },
 ];
 const PARAMETERS = [...HEAD_PARAMETERS, ...ROWS_PARAMETERS, ...KEEP_PARAMETERS];
 
 const SIGNATURE = `(
-  ${PARAMETERS.join(',\n  ')}
+  ${PARAMETERS.map((parameter) => parameter.declaration).join(',\n  ')}
 ) RETURNS TABLE (outcome text, rev bigint, last_updated bigint, purged_rev bigint, stored_records bigint, stored_bytes bigint)`;
 
 // use_column: the returned columns (rev, last_updated…) are also the tables' column names.
@@ -117,6 +136,11 @@ const CREATE = `CREATE OR REPLACE FUNCTION ${COMMIT_FUNCTION}${SIGNATURE} LANGUA
 export const COMMIT_CALL = `SELECT outcome, rev, last_updated, purged_rev, stored_records, stored_bytes FROM ${COMMIT_FUNCTION}(${PARAMETERS.map(
   (_parameter, index) => `$${index + 1}`,
 ).join(', ')})`;
+
+/** The values of COMMIT_CALL's parameters for one prepared write. */
+export function commitArguments(accountId: number, prepared: PreparedWrite): unknown[] {
+  return PARAMETERS.map((parameter) => parameter.value(accountId, prepared));
+}
 
 /** Creates this version's function when the database lacks it; run inside migrate's locked transaction. */
 export async function ensureCommitFunction(client: pg.PoolClient): Promise<void> {

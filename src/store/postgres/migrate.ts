@@ -3,6 +3,8 @@ import { pendingMigrations, type Migration } from '../schema-version.js';
 import { MIGRATIONS } from './migrations.js';
 import { ensureCommitFunction } from './commit-function.js';
 import { Lease } from './lease.js';
+import { beginLifeIfMoved } from './life.js';
+import { nowMicros, type Micros } from '../../domain/time.js';
 
 /**
  * Any fixed number shared by every process of this service: the advisory lock that makes
@@ -11,11 +13,16 @@ import { Lease } from './lease.js';
 const MIGRATION_LOCK_KEY = '6080267876725842737';
 
 /**
- * Applies the migrations this database has not recorded yet, all in one transaction. The
+ * Applies the migrations this database has not recorded yet, all in one transaction, and begins
+ * a new life of the store when the database was restored elsewhere (life.ts). The
  * transaction first takes an advisory lock, so when several processes start at once on an empty
  * database one migrates while the others wait, then find everything applied and do nothing.
  */
-export async function applyMigrations(pool: pg.Pool, migrations: readonly Migration[] = MIGRATIONS): Promise<void> {
+export async function applyMigrations(
+  pool: pg.Pool,
+  migrations: readonly Migration[] = MIGRATIONS,
+  now: Micros = nowMicros(),
+): Promise<void> {
   const lease = await Lease.take(pool);
   try {
     await lease.client.query('BEGIN');
@@ -37,6 +44,7 @@ export async function applyMigrations(pool: pg.Pool, migrations: readonly Migrat
         migration.name,
       ]);
     }
+    await beginLifeIfMoved(lease.client, now);
     await ensureCommitFunction(lease.client);
     await lease.client.query('COMMIT');
   } catch (error) {

@@ -14,6 +14,7 @@ import { WEBHOOKS_SCHEMA } from './webhook-schema.js';
  * lists the tables and indexes exempt from it, each with its reason.
  */
 import type { Migration } from '../schema-version.js';
+import { DATABASE_OID_SQL, NEW_EPOCH_SQL, SYSTEM_IDENTIFIER_SQL } from './life.js';
 
 const INITIAL_SCHEMA = `
 CREATE TABLE accounts (
@@ -214,6 +215,30 @@ END $$;
 const PROJECT_COLORS = `ALTER TABLE projects ADD COLUMN color text;`;
 
 /**
+ * Issue 21: the database's epoch, carried in every sync position it hands out, so that a position
+ * from before a restore, or from another store, is told apart (docs/api.md). One row, with where
+ * the epoch was made (the cluster's system identifier and the database's oid): pg_restore brings
+ * the row into another database, and migrate() then begins a new life there (life.ts). Positions
+ * handed out before (\`c1.\` cursors, with no epoch) stay good on a database that already had
+ * accounts, until its first restore. Per account, the stretch of \`updated\` times its last restore
+ * lost.
+ */
+const STORE_IDENTITY = `
+CREATE TABLE store_identity (
+  only_row          boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+  epoch             text    NOT NULL,
+  legacy_positions  boolean NOT NULL,
+  system_identifier bigint  NOT NULL,
+  database_oid      bigint  NOT NULL
+);
+INSERT INTO store_identity (epoch, legacy_positions, system_identifier, database_oid)
+  SELECT ${NEW_EPOCH_SQL}, EXISTS (SELECT 1 FROM accounts), ${SYSTEM_IDENTIFIER_SQL}, ${DATABASE_OID_SQL};
+ALTER TABLE accounts
+  ADD COLUMN restore_gap_after  bigint NOT NULL DEFAULT 0,
+  ADD COLUMN restore_gap_before bigint NOT NULL DEFAULT 0;
+`;
+
+/**
  * Issue #24: every process hears every commit. A row written to a synced table notifies the
  * channel with "<account id> <kind>"; PostgreSQL sends notifications only at COMMIT, and folds
  * the same text notified twice in one transaction into one, so a commit of 1,000 tasks is one
@@ -230,6 +255,20 @@ CREATE TRIGGER projects_notify AFTER INSERT OR UPDATE ON projects FOR EACH ROW E
 CREATE TRIGGER contexts_notify AFTER INSERT OR UPDATE ON contexts FOR EACH ROW EXECUTE FUNCTION notify_change('context');
 `;
 
+/**
+ * Issue #22. Subtasks, their order and reminders: the parent's id (children are read by it), the
+ * order, the reminders as JSON, and when the next of them falls due, indexed across accounts so
+ * that what falls due is one read (the firer's, like the sweep of idle sessions, administration).
+ */
+const SUBTASKS_AND_REMINDERS = `
+ALTER TABLE tasks ADD COLUMN parent_id text;
+ALTER TABLE tasks ADD COLUMN sort_order integer NOT NULL DEFAULT 0;
+ALTER TABLE tasks ADD COLUMN reminders text NOT NULL DEFAULT '[]';
+ALTER TABLE tasks ADD COLUMN reminder_due bigint;
+CREATE INDEX tasks_children ON tasks (account_id, parent_id) WHERE parent_id IS NOT NULL AND deleted IS NULL;
+CREATE INDEX tasks_reminder_due ON tasks (reminder_due) WHERE reminder_due IS NOT NULL;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: INITIAL_SCHEMA },
   { version: 2, name: 'idempotency answers', sql: IDEMPOTENCY_ANSWERS },
@@ -243,6 +282,8 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: SHARDABLE_SCHEMA,
   },
   { version: 8, name: 'project colors (CalDAV calendar-color)', sql: PROJECT_COLORS },
+  { version: 9, name: 'store epoch in sync positions; what a restore lost', sql: STORE_IDENTITY },
+  { version: 10, name: 'subtasks, sort order and reminders', sql: SUBTASKS_AND_REMINDERS },
   { version: 11, name: 'every commit notifies the change feed', sql: CHANGE_NOTIFICATIONS },
   { version: 12, name: 'webhooks, their outbox and delivery logs', sql: WEBHOOKS_SCHEMA },
 ];

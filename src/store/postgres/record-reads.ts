@@ -48,6 +48,14 @@ export function readTasksWithLabel(db: Queryable, accountId: number, kind: Named
   );
 }
 
+export function readChildren(db: Queryable, accountId: number, parentIds: readonly string[]): Promise<Task[]> {
+  return KIND_TABLES.task.select(
+    db,
+    'account_id = $1 AND parent_id = ANY($2::text[]) AND deleted IS NULL ORDER BY rev',
+    [accountId, parentIds],
+  );
+}
+
 export async function readKept(db: Queryable, accountId: number, key: string): Promise<KeptOutcome | undefined> {
   const result = await db.query<{ request_hash: string; outcome: string; created: BigintText }>(
     'SELECT request_hash, outcome, created FROM idempotency_answers WHERE account_id = $1 AND key = $2',

@@ -3,19 +3,41 @@ import type { Micros } from '../../domain/time.js';
 import { StoreUnavailableError } from '../../domain/errors.js';
 import type { RecordsByKind, SyncKind } from '../../domain/sync.js';
 import { LIST_BATCH_SIZE } from '../limits.js';
-import type { ListQuery, ListSnapshot } from '../store.js';
+import type { ListQuery, ListSnapshot, RestoreGap, StoreIdentity } from '../store.js';
 import { NoSuchAccountError, translateError } from './errors.js';
 import { Lease } from './lease.js';
 import type { ServerTimeouts } from './pool.js';
 import type { KindTable } from './tables.js';
 import { numberFromBigint, type BigintText } from './values.js';
 
-const READ_ACCOUNT_HEAD = 'SELECT rev, purged_rev, purged_updated FROM accounts WHERE id = $1';
+/** The account's head, and the store's life it belongs to (store_identity: one row). */
+const READ_ACCOUNT_HEAD = `SELECT a.rev, a.purged_rev, a.purged_updated, a.restore_gap_after, a.restore_gap_before,
+  s.epoch, s.legacy_positions
+FROM accounts a CROSS JOIN store_identity s WHERE a.id = $1`;
 
-interface AccountHeadRow {
+interface IdentityRow {
+  readonly epoch: string;
+  readonly legacy_positions: boolean;
+}
+
+interface AccountHeadRow extends IdentityRow {
   readonly rev: BigintText;
   readonly purged_rev: BigintText;
   readonly purged_updated: BigintText;
+  readonly restore_gap_after: BigintText;
+  readonly restore_gap_before: BigintText;
+}
+
+function identityOf(row: IdentityRow): StoreIdentity {
+  return { epoch: row.epoch, legacyPositions: row.legacy_positions };
+}
+
+/** The store's life as it is now. */
+export async function readIdentity(pool: pg.Pool): Promise<StoreIdentity> {
+  const result = await pool.query<IdentityRow>('SELECT epoch, legacy_positions FROM store_identity');
+  const row = result.rows[0];
+  if (row === undefined) throw new Error('the database has no store identity: it was not migrated');
+  return identityOf(row);
 }
 
 /**
@@ -38,6 +60,8 @@ export class PostgresListSnapshot<K extends SyncKind> implements ListSnapshot<Re
     readonly headRev: number,
     readonly purgedRev: number,
     readonly purgedUpdated: Micros,
+    readonly identity: StoreIdentity,
+    readonly restoreGap: RestoreGap,
   ) {
     this.lastRev = query.afterRev ?? 0;
     this.remaining = query.limit ?? Number.POSITIVE_INFINITY;
@@ -65,6 +89,8 @@ export class PostgresListSnapshot<K extends SyncKind> implements ListSnapshot<Re
         numberFromBigint(row.rev),
         numberFromBigint(row.purged_rev),
         numberFromBigint(row.purged_updated),
+        identityOf(row),
+        { after: numberFromBigint(row.restore_gap_after), before: numberFromBigint(row.restore_gap_before) },
       );
     } catch (error) {
       await lease.rollback(error);

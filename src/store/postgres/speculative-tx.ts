@@ -1,13 +1,20 @@
 import type pg from 'pg';
 import type { StorageUsage } from '../../domain/storage-quota.js';
-import type { DraftsByKind, NamedKind, RecordsByKind, SyncKind, WriteOutcome } from '../../domain/sync.js';
+import {
+  byKind,
+  type DraftsByKind,
+  type NamedKind,
+  type RecordsByKind,
+  type SyncKind,
+  type WriteOutcome,
+} from '../../domain/sync.js';
 import type { Task } from '../../domain/task.js';
 import type { Micros } from '../../domain/time.js';
 import { encodeOutcome } from '../kinds/kept-outcome.js';
 import { countedBytes, storedRecord } from '../kinds/records.js';
 import { Stamper } from '../stamp.js';
 import type { KeptOutcome, WriteTx } from '../store.js';
-import { readKept, readLiveLabel, readRecord, readTasksWithLabel } from './record-reads.js';
+import { readChildren, readKept, readLiveLabel, readRecord, readTasksWithLabel } from './record-reads.js';
 import type { Standing } from './standings.js';
 import { KIND_TABLES } from './tables.js';
 
@@ -74,11 +81,9 @@ export class SpeculativeWriteTx implements WriteTx {
    * The records put so far, as stored (the reads of this write see them, as in a transaction),
    * each with its row as the commit function takes it.
    */
-  readonly #puts: { readonly [K in SyncKind]: Map<string, Put<K>> } = {
-    task: new Map(),
-    project: new Map(),
-    context: new Map(),
-  };
+  readonly #puts = byKind<{ readonly [K in SyncKind]: Map<string, Put<K>> }>(
+    <K extends SyncKind>(_kind: K) => new Map<string, Put<K>>(),
+  );
   /** The kept outcomes read, by key: `created`, or null when there was none. */
   readonly #keptSeen = new Map<string, Micros | null>();
   #keep: Keep | null = null;
@@ -145,6 +150,20 @@ export class SpeculativeWriteTx implements WriteTx {
     return [...stored.filter((task) => !pending.has(task.id)), ...put].sort((a, b) => a.rev - b.rev);
   }
 
+  async childrenOf(parentIds: readonly string[]): Promise<readonly Task[]> {
+    this.#assertOpen();
+    if (parentIds.length === 0) return [];
+    this.#reads += 1;
+    const stored = await readChildren(this.pool, this.accountId, parentIds);
+    for (const task of stored) this.#learn('task', task);
+    const parents = new Set(parentIds);
+    const pending = this.#puts.task;
+    const isChild = (task: Task): boolean =>
+      task.deleted === null && task.parentId !== null && parents.has(task.parentId);
+    const put = [...pending.values()].map(({ record }) => record).filter(isChild);
+    return [...stored.filter((task) => !pending.has(task.id)), ...put].sort((a, b) => a.rev - b.rev);
+  }
+
   async put<K extends SyncKind>(kind: K, draft: DraftsByKind[K]): Promise<RecordsByKind[K]> {
     this.#assertOpen();
     const table = KIND_TABLES[kind];
@@ -206,11 +225,9 @@ export class SpeculativeWriteTx implements WriteTx {
     return {
       from: this.from,
       to: head === null ? null : { rev: head.rev, lastUpdated: head.updated, usage: this.#usage },
-      rows: {
-        task: [...this.#puts.task.values()].map(({ row }) => row),
-        project: [...this.#puts.project.values()].map(({ row }) => row),
-        context: [...this.#puts.context.values()].map(({ row }) => row),
-      },
+      rows: byKind<PreparedWrite['rows']>(<K extends SyncKind>(kind: K) =>
+        [...this.#puts[kind].values()].map(({ row }) => row),
+      ),
       keep: this.#keep,
       reads: this.#reads,
     };

@@ -4,12 +4,14 @@ import type { SecretKey } from '../../domain/secret-key.js';
 import type { AccountHead, RecordsByKind, SyncKind } from '../../domain/sync.js';
 import { nowMicros, type Micros } from '../../domain/time.js';
 import { AccountQueue } from '../queue.js';
-import type { ListQuery, ListSnapshot, Store, WriteTx } from '../store.js';
+import type { DueReminder, ListQuery, ListSnapshot, Store, StoreIdentity, WriteTx } from '../store.js';
 import { numberFromBigint, type BigintText } from './values.js';
 import * as accounts from './accounts.js';
 import { PostgresAuthStore } from './auth-store.js';
 import { guarded } from './errors.js';
 import { applyMigrations } from './migrate.js';
+import { MIGRATIONS } from './migrations.js';
+import { readIdentity } from './snapshot.js';
 import { createPool, serverTimeouts, type PostgresOptions, type ServerTimeouts } from './pool.js';
 import { purgeTombstones } from './purge.js';
 import { underAccountOfSecret } from './secret-route.js';
@@ -81,7 +83,7 @@ export class PostgresStore implements Store {
   }
 
   migrate(): Promise<void> {
-    return guarded(() => applyMigrations(this.pool));
+    return guarded(() => applyMigrations(this.pool, MIGRATIONS, this.now()));
   }
 
   ping(): Promise<void> {
@@ -172,8 +174,29 @@ export class PostgresStore implements Store {
     });
   }
 
+  identity(): Promise<StoreIdentity> {
+    return guarded(() => readIdentity(this.pool));
+  }
+
   list<K extends SyncKind>(accountId: number, kind: K, query: ListQuery): Promise<ListSnapshot<RecordsByKind[K]>> {
     return guarded(() => PostgresListSnapshot.open(this.pool, KIND_TABLES[kind], accountId, query, this.timeouts));
+  }
+
+  dueReminders(until: Micros, limit: number): Promise<readonly DueReminder[]> {
+    // Across accounts, on the index of reminder_due alone: the firer's read (administration); a
+    // database distributed by account asks every shard and merges the answers by time.
+    return guarded(async () => {
+      const result = await this.pool.query<{ account_id: BigintText; id: string; reminder_due: BigintText }>(
+        `SELECT account_id, id, reminder_due FROM tasks
+         WHERE reminder_due IS NOT NULL AND reminder_due <= $1 ORDER BY reminder_due LIMIT $2`,
+        [until, limit],
+      );
+      return result.rows.map((row) => ({
+        accountId: numberFromBigint(row.account_id),
+        taskId: row.id,
+        due: numberFromBigint(row.reminder_due),
+      }));
+    });
   }
 
   forgetKept(createdBefore: Micros): Promise<number> {

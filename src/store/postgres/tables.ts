@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { RecordsByKind, SyncKind } from '../../domain/sync.js';
+import { byKind, type RecordsByKind, type SyncKind } from '../../domain/sync.js';
 import { kindCodec, type KindCodec } from '../kinds/codec.js';
 import { KIND_STORAGE } from '../kinds/records.js';
 import { POSTGRES_CODEC } from './codec.js';
@@ -48,8 +48,6 @@ function kindTable<K extends SyncKind>(codec: KindCodec<K>): KindTable<K> {
   };
 }
 
-export const KIND_TABLES: { readonly [K in SyncKind]: KindTable<K> } = {
-  task: kindTable(kindCodec(KIND_STORAGE.task, POSTGRES_CODEC)),
-  project: kindTable(kindCodec(KIND_STORAGE.project, POSTGRES_CODEC)),
-  context: kindTable(kindCodec(KIND_STORAGE.context, POSTGRES_CODEC)),
-};
+export const KIND_TABLES = byKind<{ readonly [K in SyncKind]: KindTable<K> }>(<K extends SyncKind>(kind: K) =>
+  kindTable(kindCodec(KIND_STORAGE[kind], POSTGRES_CODEC)),
+);

@@ -9,7 +9,7 @@ import { encodeOutcome } from '../kinds/kept-outcome.js';
 import { Stamper, type Stamp } from '../stamp.js';
 import type { KeptOutcome, WriteTx } from '../store.js';
 import { isUniqueViolation } from './errors.js';
-import { readKept, readLiveLabel, readRecord, readTasksWithLabel } from './record-reads.js';
+import { readChildren, readKept, readLiveLabel, readRecord, readTasksWithLabel } from './record-reads.js';
 import { KIND_TABLES } from './tables.js';
 
 /**
@@ -64,6 +64,11 @@ export class PostgresWriteTx implements WriteTx {
   withLabel(kind: NamedKind, id: string): Promise<readonly Task[]> {
     this.#assertOpen();
     return readTasksWithLabel(this.client, this.accountId, kind, id);
+  }
+
+  async childrenOf(parentIds: readonly string[]): Promise<readonly Task[]> {
+    this.#assertOpen();
+    return parentIds.length === 0 ? [] : readChildren(this.client, this.accountId, parentIds);
   }
 
   /**

@@ -1,9 +1,8 @@
 import pg from 'pg';
 import { DomainError, invalid } from '../../domain/errors.js';
-import type { SyncKind } from '../../domain/sync.js';
 import type { Micros } from '../../domain/time.js';
 import type { WriteTx } from '../store.js';
-import { COMMIT_CALL, USAGE_MISMATCH_STATE } from './commit-function.js';
+import { COMMIT_CALL, commitArguments, USAGE_MISMATCH_STATE } from './commit-function.js';
 import { isUniqueViolation, NoSuchAccountError } from './errors.js';
 import { Lease } from './lease.js';
 import { NeedsLockedWrite, SpeculativeWriteTx, type PreparedWrite } from './speculative-tx.js';
@@ -90,33 +89,10 @@ interface CommitRow extends StandingRow {
   readonly outcome: string;
 }
 
-/** The rows of one kind as the commit function's jsonb argument; null for none. */
-function rowsArgument(rows: PreparedWrite['rows'][SyncKind]): string | null {
-  return rows.length === 0 ? null : JSON.stringify(rows);
-}
-
 async function commitPrepared(pool: pg.Pool, accountId: number, prepared: PreparedWrite): Promise<CommitAnswer> {
-  const { from, to, rows, keep } = prepared;
   let result: pg.QueryResult<CommitRow>;
   try {
-    result = await pool.query<CommitRow>(COMMIT_CALL, [
-      accountId,
-      from.rev,
-      from.lastUpdated,
-      from.purgedRev,
-      to?.rev ?? null,
-      to?.lastUpdated ?? null,
-      to?.usage.records ?? null,
-      to?.usage.bytes ?? null,
-      rowsArgument(rows.project),
-      rowsArgument(rows.context),
-      rowsArgument(rows.task),
-      keep?.key ?? null,
-      keep?.seen ?? null,
-      keep?.requestHash ?? null,
-      keep?.outcome ?? null,
-      keep?.created ?? null,
-    ]);
+    result = await pool.query<CommitRow>(COMMIT_CALL, commitArguments(accountId, prepared));
   } catch (error) {
     throw nameTaken(error) ? invalid('name', 'taken') : error;
   }

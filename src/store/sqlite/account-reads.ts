@@ -1,6 +1,7 @@
 import type { Account, TokenGrant } from '../../domain/account.js';
 import { ACCOUNT, TOKEN_GRANT } from '../auth/rows.js';
 import type { DriverRow } from '../auth/shapes.js';
+import type { StoreIdentity } from '../store.js';
 import type { AccountListHeadRow } from './account-rows.js';
 import { decoding } from './auth-rows.js';
 import type { SqliteDatabase } from './connection.js';
@@ -41,10 +42,31 @@ export class AccountReads {
   }
 }
 
-/** Reads the account's sync position for a list snapshot; the first read pins the snapshot. */
+/**
+ * Reads the account's sync position, and the store's life it belongs to, for a list snapshot;
+ * the first read pins the snapshot.
+ */
 export function prepareListHead(db: SqliteDatabase): (accountId: number) => AccountListHeadRow | undefined {
   const head = db.prepare<[accountId: number], AccountListHeadRow>(
-    'SELECT rev, purged_rev, purged_updated FROM accounts WHERE id = ?',
+    `SELECT a.rev, a.purged_rev, a.purged_updated, a.restore_gap_after, a.restore_gap_before,
+            s.epoch, s.legacy_positions
+     FROM accounts a CROSS JOIN store_identity s WHERE a.id = ?`,
   );
   return (accountId) => head.get(accountId);
+}
+
+/** The store's life as it is now. */
+export function prepareIdentity(db: SqliteDatabase): () => StoreIdentity {
+  const read = db.prepare<[], { epoch: string; legacy_positions: number }>(
+    'SELECT epoch, legacy_positions FROM store_identity',
+  );
+  return () => {
+    const row = read.get();
+    if (row === undefined) throw new Error('the store has no identity: it was not migrated');
+    return identityOf(row);
+  };
+}
+
+export function identityOf(row: { readonly epoch: string; readonly legacy_positions: number }): StoreIdentity {
+  return { epoch: row.epoch, legacyPositions: row.legacy_positions === 1 };
 }

@@ -9,4 +9,8 @@ export interface AccountListHeadRow {
   readonly rev: number;
   readonly purged_rev: number;
   readonly purged_updated: number;
+  readonly restore_gap_after: number;
+  readonly restore_gap_before: number;
+  readonly epoch: string;
+  readonly legacy_positions: number;
 }

@@ -1,4 +1,4 @@
-import type { NamedKind, RecordsByKind, SyncKind } from '../../domain/sync.js';
+import { byKind, type NamedKind, type RecordsByKind, type SyncKind } from '../../domain/sync.js';
 import { invalid } from '../../domain/errors.js';
 import { kindCodec, type KindCodec } from '../kinds/codec.js';
 import { KIND_STORAGE, LABEL_ID_COLUMN } from '../kinds/records.js';
@@ -14,11 +14,9 @@ import { isUniqueViolation } from './sqlite-errors.js';
 type Codecs = { readonly [K in SyncKind]: KindCodec<K> };
 
 /** Each kind's storage as SQLite reads and writes it, derived once from KIND_STORAGE. */
-export const SQLITE_KINDS: Codecs = {
-  task: kindCodec(KIND_STORAGE.task, SQLITE_CODEC),
-  project: kindCodec(KIND_STORAGE.project, SQLITE_CODEC),
-  context: kindCodec(KIND_STORAGE.context, SQLITE_CODEC),
-};
+export const SQLITE_KINDS = byKind<Codecs>(<K extends SyncKind>(kind: K) =>
+  kindCodec(KIND_STORAGE[kind], SQLITE_CODEC),
+);
 
 type Tuple = readonly unknown[];
 
@@ -156,6 +154,7 @@ function prepareWriter<K extends SyncKind>(db: SqliteDatabase, kind: K): RecordW
 export interface LabelReads {
   findLive<K extends NamedKind>(kind: K, accountId: number, name: string): RecordsByKind[K] | undefined;
   withLabel(kind: NamedKind, accountId: number, labelId: string): RecordsByKind['task'][];
+  childrenOf(accountId: number, parentIds: readonly string[]): RecordsByKind['task'][];
 }
 
 export function prepareLabelReads(db: SqliteDatabase): LabelReads {
@@ -186,36 +185,37 @@ export function prepareLabelReads(db: SqliteDatabase): LabelReads {
     context: liveByName('context'),
   };
   const labelled = { project: tasksWith('project'), context: tasksWith('context') };
+  const children = db
+    .prepare<[accountId: number, parentIds: string], Tuple>(
+      `SELECT ${selectList(SQLITE_KINDS.task)} FROM tasks INDEXED BY tasks_children
+       WHERE account_id = ? AND parent_id IN (SELECT value FROM json_each(?))
+         AND parent_id IS NOT NULL AND deleted IS NULL ORDER BY rev`,
+    )
+    .raw();
   return {
     findLive: (kind, accountId, name) => live[kind](accountId, name),
     withLabel: (kind, accountId, labelId) =>
       labelled[kind].all(accountId, labelId).map((row) => SQLITE_KINDS.task.fromTuple(row)),
+    childrenOf: (accountId, parentIds) =>
+      children.all(accountId, JSON.stringify(parentIds)).map((row) => SQLITE_KINDS.task.fromTuple(row)),
   };
 }
 
+type Getters = { readonly [K in SyncKind]: RecordGetter<RecordsByKind[K]> };
+type Listers = { readonly [K in SyncKind]: RecordLister<RecordsByKind[K]> };
+type Writers = { readonly [K in SyncKind]: RecordWriter<K> };
+
 /** Every kind's getter on one connection. */
-export function prepareGetters(db: SqliteDatabase): { readonly [K in SyncKind]: RecordGetter<RecordsByKind[K]> } {
-  return {
-    task: prepareGetter(db, 'task'),
-    project: prepareGetter(db, 'project'),
-    context: prepareGetter(db, 'context'),
-  };
+export function prepareGetters(db: SqliteDatabase): Getters {
+  return byKind<Getters>(<K extends SyncKind>(kind: K) => prepareGetter(db, kind));
 }
 
 /** Every kind's lister on one connection. */
-export function prepareListers(db: SqliteDatabase): { readonly [K in SyncKind]: RecordLister<RecordsByKind[K]> } {
-  return {
-    task: prepareLister(db, 'task'),
-    project: prepareLister(db, 'project'),
-    context: prepareLister(db, 'context'),
-  };
+export function prepareListers(db: SqliteDatabase): Listers {
+  return byKind<Listers>(<K extends SyncKind>(kind: K) => prepareLister(db, kind));
 }
 
 /** Every kind's writer on the write connection. */
-export function prepareWriters(db: SqliteDatabase): { readonly [K in SyncKind]: RecordWriter<K> } {
-  return {
-    task: prepareWriter(db, 'task'),
-    project: prepareWriter(db, 'project'),
-    context: prepareWriter(db, 'context'),
-  };
+export function prepareWriters(db: SqliteDatabase): Writers {
+  return byKind<Writers>(<K extends SyncKind>(kind: K) => prepareWriter(db, kind));
 }

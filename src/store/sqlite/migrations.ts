@@ -1,5 +1,6 @@
 import { WEBHOOKS_SCHEMA } from './webhook-schema.js';
 import { pendingMigrations, type Migration } from '../schema-version.js';
+import { NEW_EPOCH_SQL } from './epoch.js';
 import { AUTH_SCHEMA } from './auth-schema.js';
 import type { SqliteDatabase } from './connection.js';
 
@@ -201,6 +202,39 @@ END;
 /** A project's color, as CalDAV clients set it; none for every project so far. */
 const PROJECT_COLORS = `ALTER TABLE projects ADD COLUMN color TEXT;`;
 
+/**
+ * Issue 21: the store's epoch, carried in every sync position it hands out, so that a position
+ * from before a restore, or from another store, is told apart (docs/api.md). One row, made here
+ * with a random epoch; a restore gives it a new one (restore.ts). Positions handed out before
+ * (\`c1.\` cursors, with no epoch) stay good on a store that already had accounts, until its
+ * first restore. Per account, the stretch of \`updated\` times its last restore lost.
+ */
+const STORE_IDENTITY = `
+CREATE TABLE store_identity (
+  only_row         INTEGER PRIMARY KEY CHECK (only_row = 1),
+  epoch            TEXT    NOT NULL,
+  legacy_positions INTEGER NOT NULL -- 1: cursors without an epoch are still good
+) STRICT;
+INSERT INTO store_identity (only_row, epoch, legacy_positions)
+  SELECT 1, ${NEW_EPOCH_SQL}, EXISTS (SELECT 1 FROM accounts);
+ALTER TABLE accounts ADD COLUMN restore_gap_after  INTEGER NOT NULL DEFAULT 0; -- Micros
+ALTER TABLE accounts ADD COLUMN restore_gap_before INTEGER NOT NULL DEFAULT 0; -- Micros
+`;
+
+/**
+ * Issue #22. Subtasks, their order and reminders: the parent's id (children are read by it), the
+ * order, the reminders as JSON, and when the next of them falls due, indexed for every account at
+ * once so that what falls due is one read. Every task is top-level, unordered and has none.
+ */
+const SUBTASKS_AND_REMINDERS = `
+ALTER TABLE tasks ADD COLUMN parent_id TEXT;
+ALTER TABLE tasks ADD COLUMN sort_order INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE tasks ADD COLUMN reminders TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE tasks ADD COLUMN reminder_due INTEGER;
+CREATE INDEX tasks_children ON tasks (account_id, parent_id) WHERE parent_id IS NOT NULL AND deleted IS NULL;
+CREATE INDEX tasks_reminder_due ON tasks (reminder_due) WHERE reminder_due IS NOT NULL;
+`;
+
 /** Every schema version in order. Append only: a released migration is never edited. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: INITIAL_SCHEMA },
@@ -210,6 +244,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'storage usage per account; tombstones by server time', sql: STORAGE_USAGE },
   { version: 6, name: 'kept iCalendar properties of tasks', sql: ICAL_EXTRAS },
   { version: 7, name: 'project colors (CalDAV calendar-color)', sql: PROJECT_COLORS },
+  { version: 8, name: 'store epoch in sync positions; what a restore lost', sql: STORE_IDENTITY },
+  { version: 9, name: 'subtasks, sort order and reminders', sql: SUBTASKS_AND_REMINDERS },
   { version: 10, name: 'webhooks, their outbox and delivery logs', sql: WEBHOOKS_SCHEMA },
 ];
 

@@ -3,6 +3,7 @@ import { copyFileSync, existsSync, renameSync, rmSync } from 'node:fs';
 import type { Micros } from '../../domain/time.js';
 import { UnrestorableError } from '../backups.js';
 import type { SqliteDatabase } from './connection.js';
+import { NEW_EPOCH_SQL } from './epoch.js';
 import { applyMigrations, MIGRATIONS } from './migrations.js';
 
 /** The schema version this program writes: the newest migration it knows. */
@@ -105,14 +106,14 @@ function readAccountRevs(file: string): AccountRevs {
 
 /**
  * Copies the backup to `copy` and makes it ready to serve: checked page by page (integrity), of a
- * schema this program knows (older ones are migrated), and with every account's change number
- * moved past anything the replaced store or the backup ever handed out, and marked purged there.
+ * schema this program knows (older ones are migrated), and begun as a new life of the store.
  *
- * Why the marks: a client that synced after the backup was taken holds a cursor (or an
- * updated_after) for changes the restored store never saw; without the marks the next writes
- * would reuse those change numbers and the client would be silently wrong. With them, every
- * position from before the restore is older than the newest purge, so it answers E008 and the
- * client lists again.
+ * Why a new life: a client that synced after the backup was taken holds a cursor (or an
+ * updated_after) for changes the restored store never saw. The store's new epoch makes every
+ * cursor handed out before the restore answer E008, and the gap marked per account does the same
+ * for a date the restored store cannot have given; a position handed out afterwards never does.
+ * Change numbers still move past anything the replaced store handed out, so that an `if_rev` it
+ * gave is never taken for one of the restored store.
  */
 export function prepareRestoredCopy(backup: string, copy: string, replaced: ReplacedHeads, now: Micros): RestoredCopy {
   copyFileSync(backup, copy);
@@ -156,18 +157,24 @@ function readable<T>(read: () => T): T {
   }
 }
 
-/** Moves each account's head past both stores' heads and expires every earlier sync position. */
+/**
+ * Gives the store a new epoch, moves each account's head past both stores' heads, and marks the
+ * stretch of `updated` times the restore lost: after the backup's newest change, up to now.
+ */
 function markRestored(db: SqliteDatabase, replaced: ReplacedHeads, now: Micros): number {
   const mark = db.prepare<[{ rev: number; now: Micros; id: number }]>(
-    `UPDATE accounts SET rev = @rev, purged_rev = @rev, purged_updated = @now, last_updated = max(last_updated, @now)
+    `UPDATE accounts SET rev = @rev, restore_gap_after = last_updated, restore_gap_before = @now,
+       last_updated = max(last_updated, @now)
      WHERE id = @id`,
   );
+  const newLife = db.prepare(`UPDATE store_identity SET epoch = ${NEW_EPOCH_SQL}, legacy_positions = 0`);
   const restored = accountRevs(db);
   db.transaction(() => {
     for (const [id, rev] of restored) {
       const next = replaced.readable ? Math.max(rev, replaced.revs.get(id) ?? 0) + 1 : rev + UNKNOWN_HEADS_JUMP + 1;
       mark.run({ rev: next, now, id });
     }
+    newLife.run();
   })();
   return restored.size;
 }

@@ -2,8 +2,8 @@ import type { Micros } from '../../domain/time.js';
 import { StoreUnavailableError } from '../../domain/errors.js';
 import type { RecordsByKind, SyncKind } from '../../domain/sync.js';
 import { LIST_BATCH_SIZE } from '../limits.js';
-import type { ListQuery, ListSnapshot } from '../store.js';
-import { prepareListHead } from './account-reads.js';
+import type { ListQuery, ListSnapshot, RestoreGap, StoreIdentity } from '../store.js';
+import { identityOf, prepareListHead } from './account-reads.js';
 import type { AccountListHeadRow } from './account-rows.js';
 import { openReadConnection, type SqliteDatabase } from './connection.js';
 import { NO_LIMIT, prepareLister, prepareListers, type RecordLister } from './kind-statements.js';
@@ -101,12 +101,16 @@ class BufferedSnapshot<T> implements ListSnapshot<T> {
   readonly headRev: number;
   readonly purgedRev: number;
   readonly purgedUpdated: Micros;
+  readonly identity: StoreIdentity;
+  readonly restoreGap: RestoreGap;
   #records: readonly T[] | null;
 
   constructor(head: AccountListHeadRow, records: readonly T[]) {
     this.headRev = head.rev;
     this.purgedRev = head.purged_rev;
     this.purgedUpdated = head.purged_updated;
+    this.identity = identityOf(head);
+    this.restoreGap = { after: head.restore_gap_after, before: head.restore_gap_before };
     this.#records = records.length > 0 ? records : null;
   }
 
@@ -135,6 +139,8 @@ class StreamingSnapshot<T> implements ListSnapshot<T> {
   readonly headRev: number;
   readonly purgedRev: number;
   readonly purgedUpdated: Micros;
+  readonly identity: StoreIdentity;
+  readonly restoreGap: RestoreGap;
   /** `done`: every record was taken; `closed`: ended before, so a further read is an error. */
   #state: 'reading' | 'done' | 'closed' = 'reading';
 
@@ -147,6 +153,8 @@ class StreamingSnapshot<T> implements ListSnapshot<T> {
     this.headRev = head.rev;
     this.purgedRev = head.purged_rev;
     this.purgedUpdated = head.purged_updated;
+    this.identity = identityOf(head);
+    this.restoreGap = { after: head.restore_gap_after, before: head.restore_gap_before };
   }
 
   async nextBatch(): Promise<readonly T[] | null> {

@@ -3,9 +3,10 @@ import { StoreUnavailableError } from '../../domain/errors.js';
 import type { SecretKey } from '../../domain/secret-key.js';
 import type { AccountHead, RecordsByKind, SyncKind } from '../../domain/sync.js';
 import { nowMicros, type Micros } from '../../domain/time.js';
-import type { ListQuery, ListSnapshot, Store, WriteTx } from '../store.js';
+import type { DueReminder, ListQuery, ListSnapshot, Store, StoreIdentity, WriteTx } from '../store.js';
+import { prepareDueReminders } from './due-reminders.js';
 import { SerialQueue } from '../queue.js';
-import { AccountReads, prepareListHead } from './account-reads.js';
+import { AccountReads, prepareIdentity, prepareListHead } from './account-reads.js';
 import { AccountWrites } from './account-writes.js';
 import { KeptOutcomes } from './kept-outcomes.js';
 import { SqliteAuthStore } from './auth-store.js';
@@ -68,7 +69,9 @@ interface ReadStatements {
   readonly records: { readonly [K in SyncKind]: RecordGetter<RecordsByKind[K]> };
   readonly snapshots: Snapshots;
   readonly listHead: ReturnType<typeof prepareListHead>;
+  readonly identity: ReturnType<typeof prepareIdentity>;
   readonly grants: GrantCache;
+  readonly dueReminders: (until: Micros, limit: number) => DueReminder[];
 }
 
 /** How the write connection is set up, and what an answered write survives. */
@@ -243,6 +246,10 @@ export class SqliteStore implements Store {
     return row === undefined ? undefined : { rev: row.rev, purgedRev: row.purged_rev };
   }
 
+  async identity(): Promise<StoreIdentity> {
+    return this.#readDurable(() => this.#reads().identity());
+  }
+
   async list<K extends SyncKind>(
     accountId: number,
     kind: K,
@@ -260,6 +267,10 @@ export class SqliteStore implements Store {
       purged += await this.#onWriter((writes) => writes.purger.purgeAccount(accountId, deletedBefore));
     }
     return purged;
+  }
+
+  async dueReminders(until: Micros, limit: number): Promise<readonly DueReminder[]> {
+    return this.#readDurable(() => this.#reads().dueReminders(until, limit));
   }
 
   async forgetKept(createdBefore: Micros): Promise<number> {
@@ -350,6 +361,8 @@ export class SqliteStore implements Store {
       records: prepareGetters(this.#reader),
       snapshots: new Snapshots(this.#file, this.#reader),
       listHead: prepareListHead(this.#reader),
+      identity: prepareIdentity(this.#reader),
+      dueReminders: prepareDueReminders(this.#reader),
       grants: new GrantCache(
         () => dataVersion.get() ?? 0,
         (hash) => accounts.findToken(hash),

@@ -50,6 +50,11 @@ export class SqliteWriteTx implements WriteTx {
     return this.records.labels.withLabel(kind, this.accountId, id);
   }
 
+  async childrenOf(parentIds: readonly string[]): Promise<readonly Task[]> {
+    this.#assertOpen();
+    return parentIds.length === 0 ? [] : this.records.labels.childrenOf(this.accountId, parentIds);
+  }
+
   async usage(): Promise<StorageUsage> {
     this.#assertOpen();
     return this.readUsage(this.accountId);

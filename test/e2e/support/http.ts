@@ -10,11 +10,11 @@ export interface HttpResponse {
 }
 
 export interface RequestOptions {
-  readonly method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly method?: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'REPORT';
   /** Path and query, e.g. `/v1/tasks?cursor=…`. */
   readonly path: string;
   readonly headers?: Readonly<Record<string, string>>;
-  /** Sent as JSON text (`application/json`) unless it is already a string. */
+  /** Sent as JSON text (`application/json`) unless it is already a string or bytes. */
   readonly body?: unknown;
   /** For HTTPS: the certificates to trust, and only those. */
   readonly ca?: string;
@@ -46,7 +46,7 @@ export function startRequest(origin: string, options: RequestOptions): PendingRe
   const body =
     options.body === undefined
       ? undefined
-      : typeof options.body === 'string'
+      : typeof options.body === 'string' || Buffer.isBuffer(options.body)
         ? options.body
         : JSON.stringify(options.body);
   const headers: Record<string, string> = { ...(options.headers ?? {}) };

@@ -74,7 +74,7 @@ class AccountState {
   /** The client's copy of the account, kept by incremental sync only. */
   readonly replica = new Map<string, WireTask>();
   /** Where the sync client stands: the last cursor it was given. */
-  cursor = encodeCursor(0);
+  cursor: string;
   /** Cursors given in earlier cycles, any of which must still continue exactly. */
   readonly oldCursors: string[] = [];
   /** The new ids of array POSTs the kill cut off: all of them committed, or none. */
@@ -85,7 +85,11 @@ class AccountState {
   constructor(
     readonly name: string,
     readonly token: string,
-  ) {}
+    /** A cursor before every change of the account, in the store's epoch. */
+    readonly start: string,
+  ) {
+    this.cursor = start;
+  }
 
   ids(): string[] {
     return [...new Set([...this.answered.keys(), ...this.pending.keys()])];
@@ -148,9 +152,21 @@ function readList(response: HttpResponse): { entries: WireTask[]; cursor: string
 }
 
 function positionOf(cursor: string): number {
-  const rev = decodeCursor(cursor);
-  if (rev === undefined) throw new Error(`the service gave a cursor it cannot read back: ${cursor}`);
-  return rev;
+  const position = decodeCursor(cursor);
+  if (position === undefined) throw new Error(`the service gave a cursor it cannot read back: ${cursor}`);
+  return position.rev;
+}
+
+/** A cursor before every change, in the epoch of the store in `dataDir`. */
+function startCursor(dataDir: string): string {
+  const db = new Database(path.join(dataDir, SQLITE_FILE_NAME), { readonly: true, fileMustExist: true });
+  try {
+    const epoch = db.prepare<[], string>('SELECT epoch FROM store_identity').pluck().get();
+    if (epoch === undefined) throw new Error('the store has no epoch');
+    return encodeCursor({ epoch, rev: 0, purgedRev: 0 });
+  } finally {
+    db.close();
+  }
 }
 
 /**
@@ -310,7 +326,7 @@ async function syncer(
 
 /** Every task of the account, deleted ones included, in one answer. */
 async function fullState(client: KeepAliveClient, account: AccountState): Promise<WireTask[]> {
-  const response = await readWithRetry(client, `/v1/tasks?cursor=${encodeCursor(0)}`, account.token);
+  const response = await readWithRetry(client, `/v1/tasks?cursor=${encodeURIComponent(account.start)}`, account.token);
   const list = readList(response);
   if (typeof list === 'string') throw new Error(`${account.name}: full listing ${list}`);
   return list.entries;
@@ -485,7 +501,7 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashFigure
   const accounts: AccountState[] = [];
   for (let index = 0; index < (options.accounts ?? 2); index += 1) {
     const name = `crash${index}`;
-    accounts.push(new AccountState(name, await newAccount({ dataDir }, name)));
+    accounts.push(new AccountState(name, await newAccount({ dataDir }, name), startCursor(dataDir)));
   }
   const writersPerAccount = options.writersPerAccount ?? 3;
   const maxRunMs = options.maxRunMs ?? 700;

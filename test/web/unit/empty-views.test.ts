@@ -22,8 +22,8 @@ describe('an empty view', () => {
     expect(emptyViewText(routeOf('#/next'), '')).toContain('~next');
   });
 
-  it('says when only the search finds nothing', () => {
-    expect(emptyViewText(routeOf('#/inbox'), 'milk')).toBe('No task matches the search.');
+  it('says when the search finds nothing in the whole account, and how to find more', () => {
+    expect(emptyViewText(routeOf('#/inbox'), 'milk')).toMatch(/^No task matches, in any box\. Fewer words find more/);
     expect(emptyViewText(routeOf('#/inbox'), '  ')).toContain('Your inbox is empty');
   });
 });

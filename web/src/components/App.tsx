@@ -3,6 +3,7 @@ import { signInAddress, signOut } from '../session.ts';
 import {
   currentViewName,
   helpOpen,
+  menuOpen,
   notice,
   online,
   openId,
@@ -14,14 +15,20 @@ import {
   signingIn,
   waiting,
 } from '../state.ts';
+import { savedSearches } from '../saved-searches.ts';
 import { routeOf } from '../views.ts';
 import { Details } from './Details.tsx';
 import { Help } from './Help.tsx';
 import { onKeyDown } from './keyboard.ts';
+import { ListedAnewNotice } from './ListedAnewNotice.tsx';
 import { Nav } from './Nav.tsx';
 import { QuickAddField } from './QuickAddField.tsx';
+import { LabelsView } from './LabelsView.tsx';
+import { SearchSave } from './SearchSave.tsx';
 import { SettingsView } from './SettingsView.tsx';
 import { TaskList } from './TaskList.tsx';
+import { Toast } from './Toast.tsx';
+import '../theme.ts';
 
 const SIGNED_OUT_MESSAGES = {
   'signed-out': 'You are signed out. This browser keeps none of your tasks.',
@@ -36,8 +43,16 @@ function followHash(): void {
   }
   performance.mark('view-switch');
   route.value = routeOf(location.hash);
+  menuOpen.value = false;
   selectedId.value = null;
-  search.value = '';
+  search.value = route.value.kind === 'search' ? route.value.query : '';
+}
+
+/** The view's name; a saved search's is the name it was saved under. */
+function title(): string {
+  const current = route.value;
+  if (current.kind !== 'search') return currentViewName.value;
+  return savedSearches.value.find((saved) => saved.query === current.query)?.name ?? 'Search';
 }
 
 function Banner() {
@@ -97,13 +112,33 @@ export function App() {
     );
   }
 
-  const isSettings = route.value.kind === 'settings';
+  const isSettings = route.value.kind === 'settings' || route.value.kind === 'labels';
   return (
     <div class={openId.value === null ? 'app' : 'app with-details'}>
       <Nav />
+      {menuOpen.value && (
+        <button
+          type="button"
+          class="scrim phone-only"
+          aria-label="Close menu"
+          onClick={() => (menuOpen.value = false)}
+        />
+      )}
       <main>
         <header class="view-header">
-          <h1>{currentViewName.value}</h1>
+          <button
+            type="button"
+            class="icon-button phone-only"
+            aria-expanded={menuOpen.value}
+            aria-controls="main-nav"
+            onClick={() => (menuOpen.value = !menuOpen.value)}
+          >
+            <svg width="20" height="20" viewBox="0 0 20 20" aria-hidden="true">
+              <path d="M3 5h14M3 10h14M3 15h14" stroke="currentColor" stroke-width="2" stroke-linecap="round" />
+            </svg>
+            <span class="visually-hidden">Menu</span>
+          </button>
+          <h1>{title()}</h1>
           {!isSettings && (
             <input
               id="search"
@@ -117,9 +152,10 @@ export function App() {
               }}
             />
           )}
+          {!isSettings && <SearchSave />}
           <button
             type="button"
-            class="help-button"
+            class="icon-button"
             aria-label="Keyboard shortcuts"
             onClick={() => (helpOpen.value = true)}
           >
@@ -128,7 +164,10 @@ export function App() {
         </header>
         <Banner />
         <Notice />
-        {isSettings ? (
+        <ListedAnewNotice />
+        {route.value.kind === 'labels' ? (
+          <LabelsView />
+        ) : isSettings ? (
           <SettingsView />
         ) : (
           <>
@@ -139,6 +178,7 @@ export function App() {
       </main>
       <Details />
       <Help />
+      <Toast />
     </div>
   );
 }

@@ -1,10 +1,12 @@
 import type { ComponentChildren } from 'preact';
 import { formatWireDate } from '../../../src/client/index.js';
 import { BOXES, type Task, type TaskBody } from '../api.ts';
-import { deleteTask, edit, setTrashed, wireDay } from '../actions.ts';
+import { useSignal } from '@preact/signals';
+import { deleteTask, edit, moveTo, setTrashed, wireDay } from '../actions.ts';
 import { dayOf, instantOf, timeOf } from '../dates.ts';
 import { openId, sortedContexts, sortedProjects, tasks, today, zone } from '../state.ts';
 import { BOX_NAMES } from '../views.ts';
+import { ConfirmDialog } from './ConfirmDialog.tsx';
 import { EditField } from './EditField.tsx';
 
 const REPEATS: readonly { readonly label: string; readonly rule: string | null }[] = [
@@ -59,6 +61,7 @@ function Field({ label, children }: { readonly label: string; readonly children:
 }
 
 function DetailsForm({ task }: { readonly task: Task }) {
+  const confirming = useSignal(false);
   const save = (fields: Omit<TaskBody, 'id' | 'if_rev'>): void => edit(task, fields);
   const repeat = REPEATS.find((option) => option.rule === task.repeater)?.label ?? CUSTOM;
   const dateType = task.allDay ? 'date' : 'datetime-local';
@@ -86,7 +89,7 @@ function DetailsForm({ task }: { readonly task: Task }) {
             if (box === undefined) return;
             // Scheduled needs a start: moving a task there without one starts it today, all
             // day, as quick add does.
-            save(box === 'plan' && task.startAt === null ? { attribute: box, ...startingToday() } : { attribute: box });
+            moveTo(task, box, box === 'plan' && task.startAt === null ? startingToday() : {});
           }}
         >
           {Object.entries(BOX_NAMES).map(([box, name]) => (
@@ -127,12 +130,16 @@ function DetailsForm({ task }: { readonly task: Task }) {
             const choice = event.currentTarget.value;
             if (choice === CUSTOM) return;
             const repeater = REPEATS.find((option) => option.label === choice)?.rule ?? null;
+            // The copy as it is now, not as this form was last drawn: a box chosen a moment
+            // before may not have been drawn yet, and must not be overruled.
+            const current = tasks.value.get(task.id) ?? task;
             // A series repeats from its start (the service refuses a repeater with no date):
             // repeating a task without one starts it today, all day; from the Inbox it goes to
             // Scheduled, as a quick-add date sends it (a task already sorted keeps its box).
-            save(
-              repeater !== null && task.startAt === null && task.endAt === null
-                ? { repeater, ...startingToday(), ...(task.attribute === 'inbox' ? { attribute: 'plan' } : {}) }
+            edit(
+              current,
+              repeater !== null && current.startAt === null && current.endAt === null
+                ? { repeater, ...startingToday(), ...(current.attribute === 'inbox' ? { attribute: 'plan' } : {}) }
                 : { repeater },
             );
           }}
@@ -215,21 +222,31 @@ function DetailsForm({ task }: { readonly task: Task }) {
             Restore
           </button>
         )}
-        <button
-          type="button"
-          class="danger"
-          onClick={() => {
-            deleteTask(task);
-            openId.value = null;
-          }}
-        >
+        <button type="button" class="danger" onClick={() => (confirming.value = true)}>
           Delete
         </button>
       </div>
+      {confirming.value && <ConfirmDelete task={task} onCancel={() => (confirming.value = false)} />}
     </form>
   );
 }
 
+/** Delete is for good: a modal dialog asks first, and Cancel (or Escape) keeps the task. */
+function ConfirmDelete({ task, onCancel }: { readonly task: Task; readonly onCancel: () => void }) {
+  return (
+    <ConfirmDialog
+      title="Delete this task?"
+      confirm="Delete for good"
+      onCancel={onCancel}
+      onConfirm={() => {
+        deleteTask(task);
+        openId.value = null;
+      }}
+    >
+      “{task.title}” will be deleted for good: this cannot be undone.
+    </ConfirmDialog>
+  );
+}
 /** The open task's fields, each saved as it is changed (with if_rev). */
 export function Details() {
   const id = openId.value;
@@ -238,8 +255,16 @@ export function Details() {
   return (
     <section class="details" aria-label="Task details">
       <header>
+        <button type="button" class="icon-button phone-only" onClick={() => (openId.value = null)}>
+          Back
+        </button>
         <h2>Task details</h2>
-        <button type="button" aria-label="Close details" onClick={() => (openId.value = null)}>
+        <button
+          type="button"
+          class="icon-button desktop-only"
+          aria-label="Close details"
+          onClick={() => (openId.value = null)}
+        >
           ×
         </button>
       </header>

@@ -2,7 +2,7 @@ import { useEffect, useRef } from 'preact/hooks';
 
 interface EditFieldProps {
   readonly value: string;
-  /** Changes when the task changes (its rev): the shown value follows the stored one then. */
+  /** Changes when the task changes (its rev): the shown value follows the stored one then (0 where there is none). */
   readonly version: number;
   readonly onCommit: (value: string) => void;
   readonly multiline?: boolean;
@@ -14,7 +14,7 @@ interface EditFieldProps {
 }
 
 /**
- * A text field of the details panel, committed when the person leaves it (the change event).
+ * A text field (of the details panel, of Settings), committed when the person leaves it (the change event).
  * It is not a controlled field: a sync that redraws the panel while someone types must not wipe
  * what they typed, so the stored value is written in only while the field does not have focus.
  */

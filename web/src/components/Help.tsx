@@ -7,6 +7,7 @@ export const SHORTCUTS: readonly (readonly [string, string])[] = [
   ['x', 'Complete the selected task'],
   ['e or Enter', 'Open the selected task'],
   ['Escape', 'Close'],
+  ['Ctrl+Z', 'Undo the last complete, trash or move'],
   ['1 … 5', 'Inbox, Next, Scheduled, Someday, Waiting'],
   ['?', 'This list'],
 ];
@@ -15,7 +16,7 @@ export const SHORTCUTS: readonly (readonly [string, string])[] = [
 export function Help() {
   if (!helpOpen.value) return null;
   return (
-    <div class="help" role="dialog" aria-modal="true" aria-label="Keyboard shortcuts">
+    <div class="dialog help" role="dialog" aria-modal="true" aria-label="Keyboard shortcuts">
       <h2>Keyboard shortcuts</h2>
       <dl>
         {SHORTCUTS.map(([keys, action]) => (

@@ -1,7 +1,10 @@
 import { useComputed, useSignal } from '@preact/signals';
 import { parseQuickAdd, quickAddStartDate, withoutToken, type QuickAddToken } from '../../../src/client/index.js';
 import { addTask } from '../actions.ts';
-import { selectedId, today } from '../state.ts';
+import { whereOf } from '../search.ts';
+import { rows, selectedId, tasks, today } from '../state.ts';
+import { offerUndo } from '../undo.ts';
+import { BOX_VIEWS, hashOf } from '../views.ts';
 
 /** What a chip says: the field a token sets, a start day resolved against today. */
 function chipLabel(token: QuickAddToken, day: string): string {
@@ -15,10 +18,19 @@ function chipLabel(token: QuickAddToken, day: string): string {
     case 'priority':
       return `priority ${token.priority}`;
     case 'start':
-      return `start ${quickAddStartDate(token.day, day)}`;
+      return `start ${quickAddStartDate(token.day, day)}${token.time === undefined ? '' : ` ${token.time}`}`;
     case 'box':
       return token.box === 'noplan' ? 'someday' : token.box;
   }
+}
+
+/** A task added where the view shown does not list it: a message says where it went, with Show. */
+function tellWhereItWent(id: string): void {
+  const task = tasks.value.get(id);
+  if (task === undefined || rows.value.some((row) => row.type === 'task' && row.task.id === id)) return;
+  const where = whereOf(task);
+  const view = BOX_VIEWS.find((candidate) => candidate.name === where)?.view ?? 'inbox';
+  offerUndo({ message: `Added “${task.title}” to ${where}`, show: hashOf({ kind: 'box', view }) });
 }
 
 /** The quick-add field: tokens in the text show as chips (each removable) before Enter adds the task. */
@@ -30,8 +42,10 @@ export function QuickAddField() {
     event.preventDefault();
     if (parsed.value.title === '') return;
     performance.mark('quick-add');
-    selectedId.value = addTask(parsed.value);
+    const id = addTask(parsed.value);
+    selectedId.value = id;
     text.value = '';
+    tellWhereItWent(id);
   };
 
   return (
@@ -40,7 +54,7 @@ export function QuickAddField() {
         id="quick-add"
         type="text"
         aria-label="Add a task"
-        placeholder="Add a task: #project @context *tag !1-3 ^today ~next"
+        placeholder="Add a task: #project @context *tag !1-3 ^tomorrow 9am ~next"
         autocomplete="off"
         maxLength={1000}
         value={text.value}

@@ -2,7 +2,9 @@ import { useSignal } from '@preact/signals';
 import { TaskServiceError, UnavailableError, type SettingsBody } from '../api.ts';
 import { api } from '../session.ts';
 import { settings } from '../state.ts';
+import { chooseTheme, theme, type Theme } from '../theme.ts';
 import { AppsSection } from './AppsSection.tsx';
+import { EditField } from './EditField.tsx';
 import { PasswordSection } from './PasswordSection.tsx';
 import { PhonesSection } from './PhonesSection.tsx';
 import { ExportSection, ImportSection } from './PortabilitySection.tsx';
@@ -34,20 +36,28 @@ export function SettingsView() {
   );
 }
 
-/** Nickname, time zone and week start, saved as they change. */
+/**
+ * Nickname, time zone and week start, saved as they change. The text fields are not controlled
+ * (EditField): each sync round brings the settings anew, and a controlled field was set back to
+ * the stored zone under the person's typing, so the change they then made was no change at all
+ * and nothing was sent.
+ */
 function ProfileForm() {
   const status = useSignal<string | null>(null);
   const current = settings.value;
   if (current === null) return null;
 
+  // Every change either reaches the server ("Saved.") or says why it did not: nothing is dropped
+  // without a word.
   const save = async (body: SettingsBody): Promise<void> => {
+    status.value = 'Saving…';
     try {
       settings.value = await api.postSettings(body);
       status.value = 'Saved.';
     } catch (error) {
       if (error instanceof TaskServiceError) status.value = `Not saved: ${error.retmsg}`;
       else if (error instanceof UnavailableError) status.value = 'Not saved: the server cannot be reached.';
-      else throw error;
+      else status.value = `Not saved: ${error instanceof Error ? error.message : String(error)}`;
     }
   };
 
@@ -58,20 +68,16 @@ function ProfileForm() {
       </p>
       <label class="field">
         <span>Nickname</span>
-        <input
-          type="text"
-          value={current.nickname}
-          onChange={(event) => void save({ nickname: event.currentTarget.value })}
-        />
+        <EditField value={current.nickname} version={0} onCommit={(nickname) => void save({ nickname })} />
       </label>
       <label class="field">
         <span>Time zone</span>
-        <input
-          type="text"
+        <EditField
           list="time-zones"
           value={current.timezone}
-          onChange={(event) => {
-            const zone = event.currentTarget.value.trim();
+          version={0}
+          onCommit={(text) => {
+            const zone = text.trim();
             if (ZONES.includes(zone) || zone === 'UTC') void save({ timezone: zone });
             else status.value = `Not saved: ${zone} is not a time zone.`;
           }}
@@ -98,6 +104,18 @@ function ProfileForm() {
       <p role="status" class="status">
         {status.value}
       </p>
+      <label class="field">
+        <span>Theme</span>
+        <select value={theme.value} onChange={(event) => chooseTheme(themeOf(event.currentTarget.value))}>
+          <option value="system">Same as the system</option>
+          <option value="light">Light</option>
+          <option value="dark">Dark</option>
+        </select>
+      </label>
     </form>
   );
+}
+
+function themeOf(value: string): Theme {
+  return value === 'light' || value === 'dark' ? value : 'system';
 }

@@ -1,6 +1,6 @@
 import { useSignal, useSignalEffect } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
-import { currentViewName, route, rows, search, selectedId } from '../state.ts';
+import { currentViewName, route, rows, search, searching, selectedId } from '../state.ts';
 import { emptyViewText } from '../views.ts';
 import { TaskRow } from './TaskRow.tsx';
 
@@ -48,7 +48,7 @@ export function TaskList() {
       <div class="spacer" style={{ height: `${all.length * ROW_HEIGHT}px` }}>
         <ul
           class="tasks"
-          aria-label={currentViewName.value}
+          aria-label={searching.value ? 'Search results' : currentViewName.value}
           style={{ transform: `translateY(${first * ROW_HEIGHT}px)` }}
         >
           {all.slice(first, last).map((row) =>
@@ -57,7 +57,7 @@ export function TaskList() {
                 <h2>{row.label}</h2>
               </li>
             ) : (
-              <TaskRow key={row.task.id} task={row.task} selected={row.task.id === selected} />
+              <TaskRow key={row.task.id} task={row.task} where={row.where} selected={row.task.id === selected} />
             ),
           )}
         </ul>

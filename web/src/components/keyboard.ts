@@ -1,6 +1,7 @@
 /** The keyboard shortcuts of WEB.md section 1, on the whole page. */
-import { setCompleted } from '../actions.ts';
-import { helpOpen, openId, rows, search, selectedId, tasks } from '../state.ts';
+import { setCompleted, undo } from '../actions.ts';
+import { helpOpen, menuOpen, openId, rows, search, selectedId, tasks } from '../state.ts';
+import { undoOffer } from '../undo.ts';
 import { BOX_VIEWS, hashOf } from '../views.ts';
 
 function isTyping(target: EventTarget | null): boolean {
@@ -27,9 +28,22 @@ function move(step: number): void {
 }
 
 export function onKeyDown(event: KeyboardEvent): void {
+  // A modal dialog (the delete confirmation) handles its own keys.
+  if (document.querySelector('dialog[open]') !== null) return;
+  if (
+    (event.ctrlKey || event.metaKey) &&
+    event.key === 'z' &&
+    undoOffer.value?.revert !== undefined &&
+    !isTyping(event.target)
+  ) {
+    event.preventDefault();
+    undo();
+    return;
+  }
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   if (event.key === 'Escape') {
     if (helpOpen.value) helpOpen.value = false;
+    else if (menuOpen.value) menuOpen.value = false;
     else if (openId.value !== null) openId.value = null;
     else if (isTyping(event.target) && event.target instanceof HTMLElement) {
       if (event.target.id === 'search') search.value = '';

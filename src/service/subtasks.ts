@@ -1,0 +1,80 @@
+import { invalid } from '../domain/errors.js';
+import { TASK_FIELDS, type Label, type Task, type TaskDraft, type TaskInput } from '../domain/task.js';
+import { mergeTask, type MergeContext } from '../domain/task-rules.js';
+import { sameTask } from '../domain/unchanged.js';
+import type { WriteTx } from '../store/store.js';
+
+/**
+ * The rules of subtasks (contract section 4.4), which every writer meets (/v1, CalDAV, imports):
+ * a live task's parent is a live task of the account, never itself or its own descendant, and a
+ * subtask is in its parent's project. Answers the draft with the parent's project.
+ */
+export async function placeInTree(
+  tx: WriteTx,
+  input: TaskInput,
+  existing: Task | undefined,
+  draft: TaskDraft,
+): Promise<TaskDraft> {
+  if (draft.parentId === null || draft.deleted !== null) return draft;
+  const parent = await tx.get('task', draft.parentId);
+  if (parent === undefined) throw invalid('parent_id', 'no such task');
+  if (parent.deleted !== null) throw invalid('parent_id', 'the parent is deleted');
+  const parentChanged = existing?.parentId !== draft.parentId;
+  if (parentChanged) await refuseLoop(tx, draft.id, parent);
+  if (input.project !== undefined && !TASK_FIELDS.project.same(draft.project, parent.project)) {
+    // A whole task sent back with a new parent still names its old project: it moves with it.
+    const sentBackUnchanged =
+      parentChanged && existing !== undefined && TASK_FIELDS.project.same(draft.project, existing.project);
+    if (!sentBackUnchanged) throw invalid('project', "a subtask is in its parent's project");
+  }
+  return { ...draft, project: parent.project };
+}
+
+/** A loop of any length: the new parent, or one of its ancestors, is the task itself. */
+async function refuseLoop(tx: WriteTx, id: string, parent: Task): Promise<void> {
+  const seen = new Set<string>();
+  for (let ancestor: Task | undefined = parent; ancestor !== undefined;) {
+    if (ancestor.id === id) throw invalid('parent_id', 'a loop: the task would be its own ancestor');
+    if (ancestor.parentId === null || seen.has(ancestor.id)) return;
+    seen.add(ancestor.id);
+    ancestor = await tx.get('task', ancestor.parentId);
+  }
+}
+
+/** What a change of a task does to each task below it. */
+function changeBelow(before: Task, after: Task): ((child: Task) => TaskInput) | undefined {
+  if (before.deleted === null && after.deleted !== null) return () => ({ deleted: after.deleted });
+  const moved = !TASK_FIELDS.project.same(before.project, after.project);
+  const trashed = before.trashed === null && after.trashed !== null;
+  const restored = before.trashed !== null && after.trashed === null;
+  if (!moved && !trashed && !restored) return undefined;
+  return (child) => ({
+    ...(trashed && child.trashed === null ? { trashed: after.trashed } : {}),
+    ...(restored && child.trashed !== null ? { trashed: null } : {}),
+  });
+}
+
+/**
+ * Carries a task's move to another project, its trashing, restoring and deletion down its whole
+ * subtree, in the caller's transaction: each task below a change of its own, with its own `rev`.
+ * Read level by level (one read per level, however wide).
+ */
+export async function carryToSubtree(
+  tx: WriteTx,
+  before: Task | undefined,
+  after: Task,
+  context: Omit<MergeContext, 'project' | 'context'>,
+): Promise<void> {
+  if (before === undefined) return;
+  const change = changeBelow(before, after);
+  if (change === undefined) return;
+  const project: Label | null = after.project;
+  for (let level = [after.id]; level.length > 0;) {
+    const children = await tx.childrenOf(level);
+    for (const child of children) {
+      const draft = mergeTask(child, change(child), { ...context, project, context: undefined });
+      if (!sameTask(child, draft)) await tx.put('task', draft);
+    }
+    level = children.map((child) => child.id);
+  }
+}
