@@ -19,13 +19,15 @@ const NODE = 'node:*';
 
 /**
  * The store's ports, which the use cases and the command line are given; never an engine.
- * change-feed.ts is the port of what the store tells of each commit (issue #24).
+ * change-feed.ts is the port of what the store tells of each commit, webhook-store.ts of the
+ * webhooks' outbox and leases (issue #24).
  */
 const STORE_PORTS = [
   'src/store/store.ts',
   'src/store/auth-store.ts',
   'src/store/backups.ts',
   'src/store/change-feed.ts',
+  'src/store/webhook-store.ts',
 ];
 
 /** What every part of the store builds on: its root files, kinds/, auth/ and the domain. */

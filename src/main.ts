@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { ServeConfig } from './config/command.js';
 import { MICROS_PER_DAY, nowMicros } from './domain/time.js';
 import { buildApp } from './http/app.js';
+import { WebhookSender } from './http/webhooks/sender.js';
 import { IDEMPOTENCY_WINDOW_MICROS } from './service/idempotency.js';
 import { buildServices } from './service/services.js';
 import { DEFAULT_STORAGE_QUOTA } from './domain/storage-quota.js';
@@ -79,6 +80,14 @@ export async function serve(config: ServeConfig): Promise<void> {
     trustProxy: config.trustProxy,
     webAuth: true,
     caldav: config.caldav,
+    webhookAllowPrivate: config.webhookAllowPrivate,
+  });
+  const sender = new WebhookSender(services.webhooks.sending, {
+    allowPrivate: config.webhookAllowPrivate,
+    observe: (outcome, lagSeconds) => {
+      metrics?.webhookDeliveries.inc({ outcome });
+      if (lagSeconds !== null) metrics?.webhookLag.observe(lagSeconds);
+    },
   });
 
   const purge = async (): Promise<void> => {
@@ -113,6 +122,7 @@ export async function serve(config: ServeConfig): Promise<void> {
     if (config.drainDelaySeconds > 0)
       await new Promise((resolve) => setTimeout(resolve, config.drainDelaySeconds * 1000));
     await app.close();
+    await sender.stop();
     await metricsListener?.close();
     await store.close();
     log.info('stopped');
@@ -159,4 +169,6 @@ export async function serve(config: ServeConfig): Promise<void> {
     'task-service listening',
   );
   for (const note of notes) note();
+  // Deliveries start once the service listens: those a stopped or crashed process left go first.
+  sender.start();
 }

@@ -79,6 +79,7 @@ export type {
 } from './records.js';
 export type { SyncPage } from './sync.js';
 export type { Fetch, RetryListener, RetryPolicy } from './transport.js';
+export { verifyWebhook, type VerifyOptions } from './webhooks.js';
 
 export interface ClientOptions extends TransportOptions {
   /**

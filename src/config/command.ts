@@ -36,6 +36,8 @@ export interface ServeConfig {
   readonly metrics: { readonly host: string; readonly port: number } | null;
   /** Seconds between SIGTERM (when /readyz turns 503) and closing the listener. */
   readonly drainDelaySeconds: number;
+  /** `--webhook-allow-private`: webhooks may target loopback, private and link-local addresses. */
+  readonly webhookAllowPrivate: boolean;
 }
 
 /**

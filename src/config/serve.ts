@@ -84,5 +84,6 @@ export function serveConfig(given: GivenFlags, env: Env, debug: boolean): ServeC
     caldav: !switchSetting(given, 'no-caldav', env),
     metrics: metricsListener(given, env),
     drainDelaySeconds: wholeNumber(setting(given, 'drain-delay', env) ?? '0', '--drain-delay', 0, 3600),
+    webhookAllowPrivate: switchSetting(given, 'webhook-allow-private', env),
   };
 }

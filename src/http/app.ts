@@ -21,6 +21,7 @@ import { eachResource, RECORD_RESOURCES } from './resources.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerRecordRoutes } from './routes/records.js';
 import { registerSettingsRoutes } from './routes/settings.js';
+import { registerWebhookRoutes } from './routes/webhooks.js';
 import { setSafeHeaders } from './safe-headers.js';
 import { createServer, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, type ServerTls } from './server-options.js';
 import { asksForWebFile, registerWebApp, type WebAppFiles } from './web-app.js';
@@ -56,6 +57,8 @@ export interface AppDeps {
   readonly caldav?: boolean;
   /** Figures for `GET /metrics` (served on a port of its own); absent: nothing is counted. */
   readonly metrics?: ServiceMetrics;
+  /** `serve --webhook-allow-private`: hooks may be plain http (they may reach private addresses when sent). */
+  readonly webhookAllowPrivate?: boolean;
   /** Draining turns `GET /readyz` to 503; absent: ready while the store answers. */
   readonly readiness?: Readiness;
 }
@@ -130,6 +133,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       : null,
   };
   registerSettingsRoutes(app, { gate, settings: deps.services.settings });
+  registerWebhookRoutes(app, {
+    gate,
+    webhooks: deps.services.webhooks,
+    allowPrivate: deps.webhookAllowPrivate ?? false,
+  });
   // Large answers of /v1 and of CalDAV take their slots from one count: each holds a snapshot.
   const streams = new ListStreams(deps.streamLimits ?? DEFAULT_STREAM_LIMITS);
   const recordDeps = {

@@ -5,6 +5,7 @@ import { AccountAccessService } from './account-access.js';
 import { AccountService } from './accounts.js';
 import { CalendarService } from './calendars.js';
 import { ChangeWaits } from './change-waits.js';
+import { WebhookService } from './webhooks.js';
 import { LabelService } from './labels.js';
 import { ListingService } from './listing.js';
 import { SettingsService } from './settings.js';
@@ -27,6 +28,8 @@ export interface Services {
   readonly access: AccountAccessService;
   /** Export and import of an account's data (Settings in the web app; the command line makes its own). */
   readonly portability: PortabilityService;
+  /** The account's webhooks (API.md 4.7), and what their sender reads and records. */
+  readonly webhooks: WebhookService;
   /** Requests waiting for an account's changes (API.md 4.6), woken by the store's change feed. */
   readonly waits: ChangeWaits;
   /** Resolves when the store answers; rejects otherwise. */
@@ -58,6 +61,7 @@ export function buildServices(store: Store, options: ServiceOptions = {}): Servi
     access: new AccountAccessService(store, now),
     portability: new PortabilityService(store, now, quota),
     waits: new ChangeWaits(store.changes),
+    webhooks: new WebhookService(store, now),
     health: () => store.ping(),
   };
 }

@@ -6,6 +6,7 @@ import type { SecretKey } from '../domain/secret-key.js';
 import type { Micros } from '../domain/time.js';
 import type { AuthStore } from './auth-store.js';
 import type { ChangeFeed } from './change-feed.js';
+import type { WebhookStore } from './webhook-store.js';
 
 export interface ListQuery {
   /** Only changes with a larger `rev` (a cursor position). */
@@ -96,6 +97,8 @@ export interface Store {
   readonly engine: 'sqlite' | 'postgres';
   /** Sign-in, OAuth and token management (ACCOUNTS.md). */
   readonly auth: AuthStore;
+  /** Webhooks, their outbox and delivery logs (API.md 4.7). */
+  readonly webhooks: WebhookStore;
   /** This process's one change feed: account X's head moved (issue #24). */
   readonly changes: ChangeFeed;
   /** Applies pending migrations; safe when several processes start at once. */

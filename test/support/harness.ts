@@ -47,6 +47,7 @@ export type AppOptions = Partial<
     | 'webAuth'
     | 'caldav'
     | 'metrics'
+    | 'webhookAllowPrivate'
   >
 >;
 

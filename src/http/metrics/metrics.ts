@@ -63,6 +63,20 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  readonly webhookDeliveries = new Counter({
+    name: 'task_service_webhook_deliveries_total',
+    help: 'Tries of webhook deliveries by outcome: delivered (2xx), failed (retried later), refused_target (a private address)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly webhookLag = new Histogram({
+    name: 'task_service_webhook_delivery_lag_seconds',
+    help: 'From the commit of a change to the 2xx answer of its delivery',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120, 600, 3600],
+    registers: [this.registry],
+  });
+
   constructor() {
     // Process figures, event-loop delay among them (nodejs_eventloop_lag_*), sampled every 10 ms.
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });

@@ -9,6 +9,8 @@ import type { SyncKind } from '../../domain/sync.js';
 import { RECORD_RESOURCES } from '../resources.js';
 import { ARRAY_POST_MAX } from '../schemas/one-or-many.js';
 import { settingsShape } from '../schemas/settings.js';
+import { webhookShape } from '../schemas/webhook.js';
+import { deliveryLog, webhookDeleted, webhookList, wireWebhook } from '../wire/webhook-shapes.js';
 import { entriesOf, wireError, wireHealth, wireSettings } from '../wire/shapes.js';
 import {
   oauthErrorBody,
@@ -81,6 +83,7 @@ function perResource(
 /** Request bodies: one record, or an array of at most ARRAY_POST_MAX of them. */
 const OTHER_WRITES = {
   SettingsWrite: settingsShape,
+  WebhookWrite: webhookShape,
   OAuthTokenForm: oauthTokenForm,
   OAuthRevokeForm: oauthRevokeForm,
   AccountCsrfForm: csrfOnlyForm,
@@ -90,6 +93,10 @@ const OTHER_WRITES = {
 const WRITES = { ...perResource('write', (shapes) => shapes.write), ...OTHER_WRITES };
 
 const OTHER_ANSWERS = {
+  Webhook: wireWebhook,
+  WebhookList: webhookList,
+  WebhookDeleted: webhookDeleted,
+  WebhookDeliveries: deliveryLog,
   Error: wireError,
   Health: wireHealth,
   OAuthToken: oauthTokenAnswer,

@@ -158,6 +158,48 @@ const SETTINGS_PATHS: Record<string, JsonSchema> = {
   },
 };
 
+const WEBHOOK_PATHS: Record<string, JsonSchema> = {
+  '/v1/webhooks': {
+    get: {
+      operationId: 'list_webhooks',
+      tags: ['webhooks'],
+      summary: "The account's webhooks (at most 20); secrets are never shown again",
+      security: SECURITY,
+      responses: { '200': jsonAnswer('The webhooks.', componentRef('WebhookList')), ...errorResponses(GET_ERRORS) },
+    },
+    post: {
+      operationId: 'write_webhook',
+      tags: ['webhooks'],
+      summary:
+        'Make a hook (no `id`: its secret is in this answer only), change one (`id`), or delete one (`id`, `deleted`)',
+      description:
+        '`url` is https (plain http only with `serve --webhook-allow-private`); `events` names events or is `["*"]`. ' +
+        'Deliveries are signed as Standard Webhooks do: `webhook-id`, `webhook-timestamp`, `webhook-signature`.',
+      security: SECURITY,
+      requestBody: { required: true, content: { [JSON_CONTENT]: { schema: componentRef('WebhookWrite') } } },
+      responses: {
+        '200': jsonAnswer('The hook, or that it was deleted.', {
+          anyOf: [componentRef('Webhook'), componentRef('WebhookDeleted')],
+        }),
+        ...errorResponses(POST_ERRORS),
+      },
+    },
+  },
+  '/v1/webhooks/{id}/deliveries': {
+    get: {
+      operationId: 'webhook_deliveries',
+      tags: ['webhooks'],
+      summary: "The hook's last 50 tries of deliveries, newest first",
+      security: SECURITY,
+      parameters: [{ ...ID_PARAMETER, description: "The webhook's id." }],
+      responses: {
+        '200': jsonAnswer('The tries.', componentRef('WebhookDeliveries')),
+        ...errorResponses([...GET_ERRORS, 'E004']),
+      },
+    },
+  },
+};
+
 const SERVICE_PATHS: Record<string, JsonSchema> = {
   '/healthz': {
     get: {
@@ -220,7 +262,7 @@ const RESOURCES: readonly Resource[] = Object.values(RECORD_RESOURCES);
 function allPaths(): Record<string, JsonSchema> {
   const paths: Record<string, JsonSchema> = {};
   for (const resource of RESOURCES) Object.assign(paths, resourcePaths(resource));
-  return Object.assign(paths, SETTINGS_PATHS, SERVICE_PATHS, OAUTH_PATHS, ACCOUNT_PATHS);
+  return Object.assign(paths, SETTINGS_PATHS, WEBHOOK_PATHS, SERVICE_PATHS, OAUTH_PATHS, ACCOUNT_PATHS);
 }
 
 function buildDocument(): JsonSchema {
@@ -231,6 +273,7 @@ function buildDocument(): JsonSchema {
     tags: [
       ...RESOURCES.map((resource) => ({ name: resource.path })),
       { name: 'settings' },
+      { name: 'webhooks' },
       { name: 'service', description: 'Outside the v1 API.' },
       { name: 'sign-in', description: 'Pages for people: signing in to the web app and to approve OAuth clients.' },
       {

@@ -1,5 +1,6 @@
 import { AUTH_SCHEMA } from './auth-schema.js';
 import { SHARDABLE_SCHEMA } from './shardable-schema.js';
+import { WEBHOOKS_SCHEMA } from './webhook-schema.js';
 
 /**
  * The schema, as an append-only list of migrations. A released migration is never edited: a
@@ -284,4 +285,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 9, name: 'store epoch in sync positions; what a restore lost', sql: STORE_IDENTITY },
   { version: 10, name: 'subtasks, sort order and reminders', sql: SUBTASKS_AND_REMINDERS },
   { version: 11, name: 'every commit notifies the change feed', sql: CHANGE_NOTIFICATIONS },
+  { version: 12, name: 'webhooks, their outbox and delivery logs', sql: WEBHOOKS_SCHEMA },
 ];

@@ -23,6 +23,8 @@ import { writeForAccount } from './write.js';
 import type { ChangeFeed } from '../change-feed.js';
 import { ChangeListeners, writeTold } from '../change-listeners.js';
 import { ChangeListener } from './change-listener.js';
+import { PostgresWebhookStore } from './webhooks.js';
+import type { WebhookStore } from '../webhook-store.js';
 
 export type { PostgresOptions } from './pool.js';
 
@@ -44,6 +46,7 @@ export class PostgresStore implements Store {
   private readonly standings = new Standings();
   private closing: Promise<void> | undefined;
   readonly #changes = new ChangeListeners();
+  readonly webhooks: WebhookStore;
   readonly #listener: ChangeListener | undefined;
   /**
    * This process's commits, told as they commit, and every process's, heard through LISTEN on a
@@ -65,6 +68,7 @@ export class PostgresStore implements Store {
     listenUrl?: string,
   ) {
     this.auth = new PostgresAuthStore(pool);
+    this.webhooks = new PostgresWebhookStore(pool);
     this.#listener = listenUrl === undefined ? undefined : new ChangeListener(listenUrl, this.#changes);
   }
 

@@ -1,3 +1,4 @@
+import { WEBHOOKS_SCHEMA } from './webhook-schema.js';
 import { pendingMigrations, type Migration } from '../schema-version.js';
 import { NEW_EPOCH_SQL } from './epoch.js';
 import { AUTH_SCHEMA } from './auth-schema.js';
@@ -245,6 +246,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, name: 'project colors (CalDAV calendar-color)', sql: PROJECT_COLORS },
   { version: 8, name: 'store epoch in sync positions; what a restore lost', sql: STORE_IDENTITY },
   { version: 9, name: 'subtasks, sort order and reminders', sql: SUBTASKS_AND_REMINDERS },
+  { version: 10, name: 'webhooks, their outbox and delivery logs', sql: WEBHOOKS_SCHEMA },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

@@ -28,6 +28,8 @@ import { GrantCache } from './grant-cache.js';
 import { GroupCommit } from './group-commit.js';
 import { UNSYNCED, WalSync, type CommitDurability } from './wal-sync.js';
 import { SqliteWriteTx } from './write-tx.js';
+import { SqliteWebhookStore } from './webhooks.js';
+import type { WebhookStore } from '../webhook-store.js';
 import type { ChangeFeed } from '../change-feed.js';
 import { ChangeListeners, writeTold } from '../change-listeners.js';
 
@@ -115,6 +117,7 @@ export class SqliteStore implements Store {
   #readStatements: ReadStatements | undefined;
   #closing: Promise<void> | undefined;
   readonly #changes = new ChangeListeners();
+  readonly webhooks: WebhookStore;
   /** Every commit of this store, told once it is durable (issue #24). */
   readonly changes: ChangeFeed = this.#changes;
 
@@ -136,6 +139,7 @@ export class SqliteStore implements Store {
       throw error;
     }
     this.auth = new SqliteAuthStore(this.#writer, (job) => this.#queueWrite(job));
+    this.webhooks = new SqliteWebhookStore(this.#writer, (job) => this.#queueWrite(job));
   }
 
   /** How the write connection is set up (WAL, synchronous, ...), for diagnostics. */

@@ -1,0 +1,92 @@
+import type { SyncKind } from '../../domain/sync.js';
+import { KIND_STORAGE } from '../kinds/records.js';
+
+/**
+ * The row of a change as the outbox keeps it: every column by name, `bigint`s as text (as pg
+ * reads them), so the kind's codec reads it back as it reads a row of its table.
+ */
+function recordJson(kind: SyncKind): string {
+  const { columns } = KIND_STORAGE[kind];
+  const pairs = Object.entries(columns).map(([name, column]) => {
+    const value = column.type === 'micros' || column.type === 'microsOrNull' ? `NEW.${name}::text` : `NEW.${name}`;
+    return `'${name}', ${value}`;
+  });
+  return `jsonb_build_object(${pairs.join(', ')})`;
+}
+
+/** The event a change of this kind is (API.md 4.7). */
+function eventType(kind: SyncKind): string {
+  if (kind !== 'task') return `'${kind}.changed'`;
+  return `CASE
+    WHEN NEW.deleted IS NOT NULL THEN 'task.deleted'
+    WHEN TG_OP = 'INSERT' THEN 'task.created'
+    WHEN NEW.completed IS NOT NULL AND OLD.completed IS NULL THEN 'task.completed'
+    ELSE 'task.updated' END`;
+}
+
+/**
+ * A change of an account with an active hook writes its delivery in the same transaction: the
+ * outbox, keyed by the change's rev, so a crash after COMMIT loses nothing.
+ */
+function outboxTrigger(kind: SyncKind): string {
+  const table = KIND_STORAGE[kind].table;
+  return `
+CREATE FUNCTION ${table}_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM webhooks WHERE account_id = NEW.account_id AND active) THEN
+    INSERT INTO webhook_outbox (account_id, rev, kind, type, record, created)
+    VALUES (NEW.account_id, NEW.rev, '${kind}', ${eventType(kind)}, ${recordJson(kind)}, NEW.updated)
+    ON CONFLICT (account_id, rev) DO NOTHING;
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER ${table}_outbox AFTER INSERT OR UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_outbox();`;
+}
+
+/** Issue #24: webhooks, their outbox and their delivery logs. */
+export const WEBHOOKS_SCHEMA = `
+CREATE TABLE webhooks (
+  account_id      bigint NOT NULL REFERENCES accounts (id),
+  id              text NOT NULL,
+  url             text NOT NULL,
+  events          text[] NOT NULL,
+  active          boolean NOT NULL,
+  -- Kept as made, not hashed: every delivery is signed with it (docs/api.md, "Webhooks").
+  secret          text NOT NULL,
+  created         bigint NOT NULL,
+  updated         bigint NOT NULL,
+  failing_since   bigint,
+  disabled_reason text,
+  -- The rev of the last change delivered or skipped; the outbox after it is still to go.
+  delivered_rev   bigint NOT NULL,
+  attempts        integer NOT NULL DEFAULT 0,
+  next_attempt    bigint,
+  -- One sender at a time per hook, across processes.
+  lease_owner     text,
+  lease_until     bigint NOT NULL DEFAULT 0,
+  PRIMARY KEY (account_id, id)
+);
+CREATE TABLE webhook_outbox (
+  account_id bigint NOT NULL REFERENCES accounts (id),
+  rev        bigint NOT NULL,
+  kind       text NOT NULL,
+  type       text NOT NULL,
+  record     jsonb NOT NULL,
+  created    bigint NOT NULL,
+  PRIMARY KEY (account_id, rev)
+);
+CREATE TABLE webhook_deliveries (
+  account_id  bigint NOT NULL,
+  hook_id     text NOT NULL,
+  at          bigint NOT NULL,
+  message_id  text NOT NULL,
+  type        text NOT NULL,
+  rev         bigint NOT NULL,
+  status      integer,
+  error       text,
+  -- No key to webhooks but the account's (sharding): a hook's log goes with it in remove().
+  duration_ms integer NOT NULL
+);
+CREATE INDEX webhook_deliveries_by_hook ON webhook_deliveries (account_id, hook_id, at);
+${(['task', 'project', 'context'] as const).map(outboxTrigger).join('\n')}
+`;

@@ -1,0 +1,256 @@
+import type pg from 'pg';
+import type { Micros } from '../../domain/time.js';
+import type {
+  DeliveryAttempt,
+  HookProgress,
+  NewWebhook,
+  OutboxEvent,
+  StoredWebhook,
+  WebhookPatch,
+} from '../../domain/webhook.js';
+import { outboxKind, storedEvent } from '../kinds/webhook-events.js';
+import type { HookRef, WebhookStore } from '../webhook-store.js';
+import { guarded } from './errors.js';
+import { KIND_TABLES } from './tables.js';
+import { microsOrNull, numberFromBigint, type BigintText } from './values.js';
+
+interface HookRow {
+  readonly id: string;
+  readonly url: string;
+  readonly events: string[];
+  readonly active: boolean;
+  readonly secret: string;
+  readonly created: BigintText;
+  readonly updated: BigintText;
+  readonly failing_since: BigintText | null;
+  readonly disabled_reason: string | null;
+  readonly delivered_rev: BigintText;
+  readonly attempts: number;
+  readonly next_attempt: BigintText | null;
+}
+
+const HOOK_COLUMNS =
+  'id, url, events, active, secret, created, updated, failing_since, disabled_reason, delivered_rev, attempts, next_attempt';
+
+function hookOf(row: HookRow): StoredWebhook {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    active: row.active,
+    secret: row.secret,
+    created: numberFromBigint(row.created),
+    updated: numberFromBigint(row.updated),
+    failingSince: microsOrNull(row.failing_since),
+    disabledReason: row.disabled_reason,
+    deliveredRev: numberFromBigint(row.delivered_rev),
+    attempts: row.attempts,
+    nextAttempt: microsOrNull(row.next_attempt),
+  };
+}
+
+interface AttemptRow {
+  readonly at: BigintText;
+  readonly message_id: string;
+  readonly type: string;
+  readonly rev: BigintText;
+  readonly status: number | null;
+  readonly error: string | null;
+  readonly duration_ms: number;
+}
+
+/** The last tries kept per hook. */
+const KEPT_DELIVERIES = 50;
+
+/** Webhooks on PostgreSQL: every statement names its account, as everywhere (sharding). */
+export class PostgresWebhookStore implements WebhookStore {
+  constructor(private readonly pool: pg.Pool) {}
+
+  list(accountId: number): Promise<readonly StoredWebhook[]> {
+    return guarded(async () => {
+      const result = await this.pool.query<HookRow>(
+        `SELECT ${HOOK_COLUMNS} FROM webhooks WHERE account_id = $1 ORDER BY created, id`,
+        [accountId],
+      );
+      return result.rows.map(hookOf);
+    });
+  }
+
+  insert(accountId: number, hook: NewWebhook, max: number): Promise<StoredWebhook | 'full'> {
+    // The account row's lock makes the count and the insert one step against other writers of
+    // the account, and the head read under it is where the hook's deliveries start.
+    return guarded(async () => {
+      const result = await this.pool.query<HookRow>(
+        `WITH account AS (SELECT rev FROM accounts WHERE id = $1 FOR NO KEY UPDATE),
+              counted AS (SELECT count(*) AS hooks FROM webhooks WHERE account_id = $1)
+         INSERT INTO webhooks (account_id, id, url, events, active, secret, created, updated, delivered_rev)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $7, account.rev FROM account, counted WHERE counted.hooks < $8
+         RETURNING ${HOOK_COLUMNS}`,
+        [accountId, hook.id, hook.url, hook.events, hook.active, hook.secret, hook.created, max],
+      );
+      const [row] = result.rows;
+      return row === undefined ? 'full' : hookOf(row);
+    });
+  }
+
+  update(accountId: number, id: string, patch: WebhookPatch): Promise<StoredWebhook | undefined> {
+    return guarded(async () => {
+      const result = await this.pool.query<HookRow>(
+        `UPDATE webhooks SET url = coalesce($3, url), events = coalesce($4, events), updated = $6,
+           active = coalesce($5, active),
+           failing_since = CASE WHEN $5 THEN NULL ELSE failing_since END,
+           disabled_reason = CASE WHEN $5 THEN NULL ELSE disabled_reason END,
+           attempts = CASE WHEN $5 THEN 0 ELSE attempts END,
+           next_attempt = CASE WHEN $5 THEN NULL ELSE next_attempt END
+         WHERE account_id = $1 AND id = $2 RETURNING ${HOOK_COLUMNS}`,
+        [accountId, id, patch.url ?? null, patch.events ?? null, patch.active ?? null, patch.updated],
+      );
+      const [row] = result.rows;
+      return row === undefined ? undefined : hookOf(row);
+    });
+  }
+
+  remove(accountId: number, id: string): Promise<boolean> {
+    return guarded(async () => {
+      const result = await this.pool.query(
+        `WITH log AS (DELETE FROM webhook_deliveries WHERE account_id = $1 AND hook_id = $2)
+         DELETE FROM webhooks WHERE account_id = $1 AND id = $2`,
+        [accountId, id],
+      );
+      return (result.rowCount ?? 0) > 0;
+    });
+  }
+
+  pending(now: Micros, accountId?: number): Promise<readonly HookRef[]> {
+    // Without an account: a sweep over every account (administration), at start and after the
+    // change feed was lost.
+    return guarded(async () => {
+      const result = await this.pool.query<{ account_id: BigintText; id: string }>(
+        `SELECT w.account_id, w.id FROM webhooks w
+         WHERE ($2::bigint IS NULL OR w.account_id = $2) AND w.active
+           AND (w.next_attempt IS NULL OR w.next_attempt <= $1) AND w.lease_until < $1
+           AND EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.account_id = w.account_id AND o.rev > w.delivered_rev)`,
+        [now, accountId ?? null],
+      );
+      return result.rows.map((row) => ({ accountId: numberFromBigint(row.account_id), id: row.id }));
+    });
+  }
+
+  claim(hook: HookRef, owner: string, now: Micros, until: Micros): Promise<StoredWebhook | undefined> {
+    return guarded(async () => {
+      const result = await this.pool.query<HookRow>(
+        `UPDATE webhooks SET lease_owner = $3, lease_until = $5
+         WHERE account_id = $1 AND id = $2 AND active AND (lease_owner = $3 OR lease_until < $4)
+         RETURNING ${HOOK_COLUMNS}`,
+        [hook.accountId, hook.id, owner, now, until],
+      );
+      const [row] = result.rows;
+      return row === undefined ? undefined : hookOf(row);
+    });
+  }
+
+  events(accountId: number, afterRev: number, limit: number): Promise<readonly OutboxEvent[]> {
+    return guarded(async () => {
+      const result = await this.pool.query<{
+        rev: BigintText;
+        kind: string;
+        type: string;
+        record: Record<string, unknown>;
+        created: BigintText;
+      }>(
+        `SELECT rev, kind, type, record, created FROM webhook_outbox
+         WHERE account_id = $1 AND rev > $2 ORDER BY rev LIMIT $3`,
+        [accountId, afterRev, limit],
+      );
+      return result.rows.map((row) => {
+        const kind = outboxKind(row.kind);
+        return {
+          rev: numberFromBigint(row.rev),
+          type: storedEvent(row.type),
+          kind,
+          record: KIND_TABLES[kind].codec.fromObject(row.record),
+          created: numberFromBigint(row.created),
+        };
+      });
+    });
+  }
+
+  progress(hook: HookRef, owner: string, progress: HookProgress, attempt: DeliveryAttempt | null): Promise<boolean> {
+    return guarded(async () => {
+      const result = await this.pool.query(
+        `WITH moved AS (
+           UPDATE webhooks SET delivered_rev = $4, attempts = $5, next_attempt = $6, failing_since = $7,
+             active = $8, disabled_reason = $9
+           WHERE account_id = $1 AND id = $2 AND lease_owner = $3 RETURNING id
+         ), logged AS (
+           INSERT INTO webhook_deliveries (account_id, hook_id, at, message_id, type, rev, status, error, duration_ms)
+           SELECT $1, $2, $10, $11, $12, $13, $14, $15, $16 FROM moved WHERE $11::text IS NOT NULL
+         )
+         SELECT count(*) AS moved FROM moved`,
+        [
+          hook.accountId,
+          hook.id,
+          owner,
+          progress.deliveredRev,
+          progress.attempts,
+          progress.nextAttempt,
+          progress.failingSince,
+          progress.active,
+          progress.disabledReason,
+          attempt?.at ?? null,
+          attempt?.messageId ?? null,
+          attempt?.type ?? null,
+          attempt?.rev ?? null,
+          attempt?.status ?? null,
+          attempt?.error ?? null,
+          attempt?.durationMs ?? null,
+        ],
+      );
+      const moved = Number(result.rows[0]?.moved ?? 0) > 0;
+      if (moved && attempt !== null) {
+        await this.pool.query(
+          `DELETE FROM webhook_deliveries WHERE account_id = $1 AND hook_id = $2 AND at < (
+             SELECT at FROM webhook_deliveries WHERE account_id = $1 AND hook_id = $2 ORDER BY at DESC OFFSET $3 LIMIT 1)`,
+          [hook.accountId, hook.id, KEPT_DELIVERIES - 1],
+        );
+      }
+      if (moved) {
+        // What every hook of the account is past (all of it when none is active) is not needed any more.
+        await this.pool.query(
+          `DELETE FROM webhook_outbox WHERE account_id = $1 AND rev <= coalesce(
+             (SELECT min(delivered_rev) FROM webhooks WHERE account_id = $1 AND active), 9223372036854775807)`,
+          [hook.accountId],
+        );
+      }
+      return moved;
+    });
+  }
+
+  release(hook: HookRef, owner: string): Promise<void> {
+    return guarded(async () => {
+      await this.pool.query(
+        'UPDATE webhooks SET lease_owner = NULL, lease_until = 0 WHERE account_id = $1 AND id = $2 AND lease_owner = $3',
+        [hook.accountId, hook.id, owner],
+      );
+    });
+  }
+
+  deliveries(hook: HookRef): Promise<readonly DeliveryAttempt[]> {
+    return guarded(async () => {
+      const result = await this.pool.query<AttemptRow>(
+        `SELECT at, message_id, type, rev, status, error, duration_ms FROM webhook_deliveries
+         WHERE account_id = $1 AND hook_id = $2 ORDER BY at DESC LIMIT $3`,
+        [hook.accountId, hook.id, KEPT_DELIVERIES],
+      );
+      return result.rows.map((row) => ({
+        at: numberFromBigint(row.at),
+        messageId: row.message_id,
+        type: storedEvent(row.type),
+        rev: numberFromBigint(row.rev),
+        status: row.status,
+        error: row.error,
+        durationMs: row.duration_ms,
+      }));
+    });
+  }
+}

@@ -1,0 +1,81 @@
+import type { SyncKind } from '../../domain/sync.js';
+import { KIND_STORAGE } from '../kinds/records.js';
+
+/** The row of a change as the outbox keeps it: every column by name, as SQLite stores it. */
+function recordJson(kind: SyncKind): string {
+  const names = Object.keys(KIND_STORAGE[kind].columns);
+  return `json_object(${names.map((name) => `'${name}', NEW.${name}`).join(', ')})`;
+}
+
+/** The event a change of this kind is (API.md 4.7); `inserted` tells an insert from an update. */
+function eventType(kind: SyncKind, inserted: boolean): string {
+  if (kind !== 'task') return `'${kind}.changed'`;
+  if (inserted) return `CASE WHEN NEW.deleted IS NOT NULL THEN 'task.deleted' ELSE 'task.created' END`;
+  return `CASE
+    WHEN NEW.deleted IS NOT NULL THEN 'task.deleted'
+    WHEN NEW.completed IS NOT NULL AND OLD.completed IS NULL THEN 'task.completed'
+    ELSE 'task.updated' END`;
+}
+
+/** A change of an account with an active hook writes its delivery in the same transaction (the outbox). */
+function outboxTriggers(kind: SyncKind): string {
+  const table = KIND_STORAGE[kind].table;
+  return (['INSERT', 'UPDATE'] as const)
+    .map(
+      (event) => `
+CREATE TRIGGER ${table}_outbox_${event.toLowerCase()} AFTER ${event} ON ${table}
+WHEN EXISTS (SELECT 1 FROM webhooks WHERE account_id = NEW.account_id AND active = 1)
+BEGIN
+  INSERT INTO webhook_outbox (account_id, rev, kind, type, record, created)
+  VALUES (NEW.account_id, NEW.rev, '${kind}', ${eventType(kind, event === 'INSERT')}, ${recordJson(kind)}, NEW.updated)
+  ON CONFLICT (account_id, rev) DO NOTHING;
+END;`,
+    )
+    .join('\n');
+}
+
+/** Issue #24: webhooks, their outbox and their delivery logs. */
+export const WEBHOOKS_SCHEMA = `
+CREATE TABLE webhooks (
+  account_id      INTEGER NOT NULL REFERENCES accounts (id),
+  id              TEXT    NOT NULL,
+  url             TEXT    NOT NULL,
+  events          TEXT    NOT NULL, -- JSON array of event names, or ["*"]
+  active          INTEGER NOT NULL CHECK (active IN (0, 1)),
+  -- Kept as made, not hashed: every delivery is signed with it (docs/api.md, "Webhooks").
+  secret          TEXT    NOT NULL,
+  created         INTEGER NOT NULL,
+  updated         INTEGER NOT NULL,
+  failing_since   INTEGER,
+  disabled_reason TEXT,
+  delivered_rev   INTEGER NOT NULL,
+  attempts        INTEGER NOT NULL DEFAULT 0,
+  next_attempt    INTEGER,
+  lease_owner     TEXT,
+  lease_until     INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (account_id, id)
+) STRICT;
+CREATE TABLE webhook_outbox (
+  account_id INTEGER NOT NULL REFERENCES accounts (id),
+  rev        INTEGER NOT NULL,
+  kind       TEXT    NOT NULL,
+  type       TEXT    NOT NULL,
+  record     TEXT    NOT NULL, -- JSON object of the row's columns
+  created    INTEGER NOT NULL,
+  PRIMARY KEY (account_id, rev)
+) STRICT;
+CREATE TABLE webhook_deliveries (
+  account_id  INTEGER NOT NULL,
+  hook_id     TEXT    NOT NULL,
+  at          INTEGER NOT NULL,
+  message_id  TEXT    NOT NULL,
+  type        TEXT    NOT NULL,
+  rev         INTEGER NOT NULL,
+  status      INTEGER,
+  error       TEXT,
+  -- A hook's log goes with it in remove().
+  duration_ms INTEGER NOT NULL
+) STRICT;
+CREATE INDEX webhook_deliveries_by_hook ON webhook_deliveries (account_id, hook_id, at);
+${(['task', 'project', 'context'] as const).map(outboxTriggers).join('\n')}
+`;

@@ -1,0 +1,282 @@
+import type { Micros } from '../../domain/time.js';
+import type {
+  DeliveryAttempt,
+  HookProgress,
+  NewWebhook,
+  OutboxEvent,
+  StoredWebhook,
+  WebhookPatch,
+} from '../../domain/webhook.js';
+import { expectStrings } from '../kinds/checks.js';
+import { outboxKind, storedEvent } from '../kinds/webhook-events.js';
+import type { HookRef, WebhookStore } from '../webhook-store.js';
+import type { SqliteDatabase } from './connection.js';
+import { SQLITE_KINDS } from './kind-statements.js';
+
+interface HookRow {
+  readonly id: string;
+  readonly url: string;
+  readonly events: string;
+  readonly active: number;
+  readonly secret: string;
+  readonly created: number;
+  readonly updated: number;
+  readonly failing_since: number | null;
+  readonly disabled_reason: string | null;
+  readonly delivered_rev: number;
+  readonly attempts: number;
+  readonly next_attempt: number | null;
+}
+
+const HOOK_COLUMNS =
+  'id, url, events, active, secret, created, updated, failing_since, disabled_reason, delivered_rev, attempts, next_attempt';
+
+function hookOf(row: HookRow): StoredWebhook {
+  return {
+    id: row.id,
+    url: row.url,
+    events: expectStrings(JSON.parse(row.events), 'webhooks.events'),
+    active: row.active === 1,
+    secret: row.secret,
+    created: row.created,
+    updated: row.updated,
+    failingSince: row.failing_since,
+    disabledReason: row.disabled_reason,
+    deliveredRev: row.delivered_rev,
+    attempts: row.attempts,
+    nextAttempt: row.next_attempt,
+  };
+}
+
+/** The last tries kept per hook. */
+const KEPT_DELIVERIES = 50;
+
+/**
+ * Webhooks on SQLite, all on the write connection (they are few and small): `run` queues a job
+ * there, after the writes before it.
+ */
+export class SqliteWebhookStore implements WebhookStore {
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly run: <T>(job: () => T) => Promise<T>,
+  ) {}
+
+  list(accountId: number): Promise<readonly StoredWebhook[]> {
+    return this.run(() =>
+      this.db
+        .prepare<[number], HookRow>(`SELECT ${HOOK_COLUMNS} FROM webhooks WHERE account_id = ? ORDER BY created, id`)
+        .all(accountId)
+        .map(hookOf),
+    );
+  }
+
+  insert(accountId: number, hook: NewWebhook, max: number): Promise<StoredWebhook | 'full'> {
+    return this.run(() => {
+      const row = this.db
+        .prepare<[Record<string, string | number>], HookRow>(
+          `INSERT INTO webhooks (account_id, id, url, events, active, secret, created, updated, delivered_rev)
+           SELECT @account, @id, @url, @events, @active, @secret, @created, @created, accounts.rev FROM accounts
+           WHERE accounts.id = @account AND (SELECT count(*) FROM webhooks WHERE account_id = @account) < @max
+           RETURNING ${HOOK_COLUMNS}`,
+        )
+        .get({
+          account: accountId,
+          id: hook.id,
+          url: hook.url,
+          events: JSON.stringify(hook.events),
+          active: hook.active ? 1 : 0,
+          secret: hook.secret,
+          created: hook.created,
+          max,
+        });
+      return row === undefined ? 'full' : hookOf(row);
+    });
+  }
+
+  update(accountId: number, id: string, patch: WebhookPatch): Promise<StoredWebhook | undefined> {
+    const active = patch.active === undefined ? null : patch.active ? 1 : 0;
+    return this.run(
+      () =>
+        this.db
+          .prepare<[Record<string, string | number | null>], HookRow>(
+            `UPDATE webhooks SET url = coalesce(@url, url), events = coalesce(@events, events), updated = @updated,
+             active = coalesce(@active, active),
+             failing_since = CASE WHEN @active = 1 THEN NULL ELSE failing_since END,
+             disabled_reason = CASE WHEN @active = 1 THEN NULL ELSE disabled_reason END,
+             attempts = CASE WHEN @active = 1 THEN 0 ELSE attempts END,
+             next_attempt = CASE WHEN @active = 1 THEN NULL ELSE next_attempt END
+           WHERE account_id = @account AND id = @id RETURNING ${HOOK_COLUMNS}`,
+          )
+          .all({
+            account: accountId,
+            id,
+            url: patch.url ?? null,
+            events: patch.events === undefined ? null : JSON.stringify(patch.events),
+            active,
+            updated: patch.updated,
+          })
+          .map(hookOf)[0],
+    );
+  }
+
+  remove(accountId: number, id: string): Promise<boolean> {
+    return this.run(() =>
+      this.db.transaction((): boolean => {
+        this.db.prepare('DELETE FROM webhook_deliveries WHERE account_id = ? AND hook_id = ?').run(accountId, id);
+        return this.db.prepare('DELETE FROM webhooks WHERE account_id = ? AND id = ?').run(accountId, id).changes > 0;
+      })(),
+    );
+  }
+
+  pending(now: Micros, accountId?: number): Promise<readonly HookRef[]> {
+    return this.run(() =>
+      this.db
+        .prepare<[Record<string, number | null>], { account_id: number; id: string }>(
+          `SELECT w.account_id, w.id FROM webhooks w
+           WHERE (@account IS NULL OR w.account_id = @account) AND w.active = 1
+             AND (w.next_attempt IS NULL OR w.next_attempt <= @now) AND w.lease_until < @now
+             AND EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.account_id = w.account_id AND o.rev > w.delivered_rev)`,
+        )
+        .all({ now, account: accountId ?? null })
+        .map((row) => ({ accountId: row.account_id, id: row.id })),
+    );
+  }
+
+  claim(hook: HookRef, owner: string, now: Micros, until: Micros): Promise<StoredWebhook | undefined> {
+    return this.run(
+      () =>
+        this.db
+          .prepare<[Record<string, string | number>], HookRow>(
+            `UPDATE webhooks SET lease_owner = @owner, lease_until = @until
+           WHERE account_id = @account AND id = @id AND active = 1 AND (lease_owner = @owner OR lease_until < @now)
+           RETURNING ${HOOK_COLUMNS}`,
+          )
+          .all({ account: hook.accountId, id: hook.id, owner, now, until })
+          .map(hookOf)[0],
+    );
+  }
+
+  events(accountId: number, afterRev: number, limit: number): Promise<readonly OutboxEvent[]> {
+    return this.run(() =>
+      this.db
+        .prepare<
+          [number, number, number],
+          { rev: number; kind: string; type: string; record: string; created: number }
+        >(
+          `SELECT rev, kind, type, record, created FROM webhook_outbox
+           WHERE account_id = ? AND rev > ? ORDER BY rev LIMIT ?`,
+        )
+        .all(accountId, afterRev, limit)
+        .map((row) => {
+          const kind = outboxKind(row.kind);
+          const columns: Record<string, unknown> = JSON.parse(row.record);
+          return {
+            rev: row.rev,
+            type: storedEvent(row.type),
+            kind,
+            record: SQLITE_KINDS[kind].fromObject(columns),
+            created: row.created,
+          };
+        }),
+    );
+  }
+
+  progress(hook: HookRef, owner: string, progress: HookProgress, attempt: DeliveryAttempt | null): Promise<boolean> {
+    return this.run(() =>
+      this.db.transaction((): boolean => {
+        const moved = this.db
+          .prepare(
+            `UPDATE webhooks SET delivered_rev = ?, attempts = ?, next_attempt = ?, failing_since = ?, active = ?,
+               disabled_reason = ?
+             WHERE account_id = ? AND id = ? AND lease_owner = ?`,
+          )
+          .run(
+            progress.deliveredRev,
+            progress.attempts,
+            progress.nextAttempt,
+            progress.failingSince,
+            progress.active ? 1 : 0,
+            progress.disabledReason,
+            hook.accountId,
+            hook.id,
+            owner,
+          ).changes;
+        if (moved === 0) return false;
+        if (attempt !== null) {
+          this.db
+            .prepare(
+              `INSERT INTO webhook_deliveries (account_id, hook_id, at, message_id, type, rev, status, error, duration_ms)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+            )
+            .run(
+              hook.accountId,
+              hook.id,
+              attempt.at,
+              attempt.messageId,
+              attempt.type,
+              attempt.rev,
+              attempt.status,
+              attempt.error,
+              attempt.durationMs,
+            );
+          this.db
+            .prepare(
+              `DELETE FROM webhook_deliveries WHERE account_id = @account AND hook_id = @id AND at < (
+                 SELECT at FROM webhook_deliveries WHERE account_id = @account AND hook_id = @id
+                 ORDER BY at DESC LIMIT 1 OFFSET @kept)`,
+            )
+            .run({ account: hook.accountId, id: hook.id, kept: KEPT_DELIVERIES - 1 });
+        }
+        // What every hook of the account is past (all of it when none is active) is not needed any more.
+        this.db
+          .prepare(
+            `DELETE FROM webhook_outbox WHERE account_id = @account AND rev <= coalesce(
+               (SELECT min(delivered_rev) FROM webhooks WHERE account_id = @account AND active = 1), 9223372036854775807)`,
+          )
+          .run({ account: hook.accountId });
+        return true;
+      })(),
+    );
+  }
+
+  release(hook: HookRef, owner: string): Promise<void> {
+    return this.run(() => {
+      this.db
+        .prepare(
+          'UPDATE webhooks SET lease_owner = NULL, lease_until = 0 WHERE account_id = ? AND id = ? AND lease_owner = ?',
+        )
+        .run(hook.accountId, hook.id, owner);
+    });
+  }
+
+  deliveries(hook: HookRef): Promise<readonly DeliveryAttempt[]> {
+    return this.run(() =>
+      this.db
+        .prepare<
+          [number, string, number],
+          {
+            at: number;
+            message_id: string;
+            type: string;
+            rev: number;
+            status: number | null;
+            error: string | null;
+            duration_ms: number;
+          }
+        >(
+          `SELECT at, message_id, type, rev, status, error, duration_ms FROM webhook_deliveries
+           WHERE account_id = ? AND hook_id = ? ORDER BY at DESC LIMIT ?`,
+        )
+        .all(hook.accountId, hook.id, KEPT_DELIVERIES)
+        .map((row) => ({
+          at: row.at,
+          messageId: row.message_id,
+          type: storedEvent(row.type),
+          rev: row.rev,
+          status: row.status,
+          error: row.error,
+          durationMs: row.duration_ms,
+        })),
+    );
+  }
+}

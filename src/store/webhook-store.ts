@@ -1,0 +1,49 @@
+import type { Micros } from '../domain/time.js';
+import type {
+  DeliveryAttempt,
+  HookProgress,
+  NewWebhook,
+  OutboxEvent,
+  StoredWebhook,
+  WebhookPatch,
+} from '../domain/webhook.js';
+
+/** A hook of an account, as the sender names it. */
+export interface HookRef {
+  readonly accountId: number;
+  readonly id: string;
+}
+
+/**
+ * An account's webhooks, the outbox of their changes and their delivery logs (API.md 4.7). The
+ * outbox is filled by the engine in the commit of each change of an account that has an active
+ * hook, so a crash after a commit loses no delivery.
+ */
+export interface WebhookStore {
+  list(accountId: number): Promise<readonly StoredWebhook[]>;
+  /** Adds the hook, its deliveries starting after the account's head; 'full' when it has `max` already. */
+  insert(accountId: number, hook: NewWebhook, max: number): Promise<StoredWebhook | 'full'>;
+  /** Changes what the owner may change; turning a hook on again clears its failures. */
+  update(accountId: number, id: string, patch: WebhookPatch): Promise<StoredWebhook | undefined>;
+  remove(accountId: number, id: string): Promise<boolean>;
+  /**
+   * Active hooks with a change to deliver that is due at `now` and no live lease: of one account,
+   * or (administration: at start, after the change feed was lost) of every account.
+   */
+  pending(now: Micros, accountId?: number): Promise<readonly HookRef[]>;
+  /**
+   * Takes the hook's lease for `owner` until `until` (or renews it) unless another owner holds a
+   * live one: one sender at a time per hook, across processes. The hook as it stands, or undefined.
+   */
+  claim(hook: HookRef, owner: string, now: Micros, until: Micros): Promise<StoredWebhook | undefined>;
+  /** The account's changes after `afterRev` in the outbox, in commit order. */
+  events(accountId: number, afterRev: number, limit: number): Promise<readonly OutboxEvent[]>;
+  /**
+   * Records where the hook stands after a try or a skip (and the try in its log, keeping the last
+   * 50), if `owner` still holds its lease; false otherwise. Outbox rows every hook is past go.
+   */
+  progress(hook: HookRef, owner: string, progress: HookProgress, attempt: DeliveryAttempt | null): Promise<boolean>;
+  release(hook: HookRef, owner: string): Promise<void>;
+  /** The hook's last 50 tries, newest first. */
+  deliveries(hook: HookRef): Promise<readonly DeliveryAttempt[]>;
+}

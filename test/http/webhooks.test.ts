@@ -1,0 +1,261 @@
+/**
+ * Webhooks (API.md 4.7): hooks made, changed and deleted through /v1/webhooks, bad input refused
+ * with nothing stored, and deliveries to a real local receiver: signed as Standard Webhooks do,
+ * in commit order, a failed one retried with the same webhook-id, private targets refused unless
+ * allowed.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { verifyWebhook } from '../../src/client/webhooks.js';
+import { nowMicros } from '../../src/domain/time.js';
+import { WebhookSender, type DeliveryOutcome } from '../../src/http/webhooks/sender.js';
+import { decodeCursor } from '../../src/http/wire/cursor.js';
+import { ENGINES, startHarness, type Harness } from '../support/harness.js';
+import { Client, expectError, invalidParameter, ok } from './support/api.js';
+
+interface Received {
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+/** A receiver on 127.0.0.1 that keeps what it gets and answers as `answer` says. */
+class Receiver {
+  readonly received: Received[] = [];
+  answer: (received: Received) => number = () => 204;
+  #server: Server | undefined;
+  #waiters: { count: number; resolve: () => void }[] = [];
+
+  async start(): Promise<string> {
+    this.#server = createServer((request, response) => {
+      let body = '';
+      request.setEncoding('utf8');
+      request.on('data', (chunk: string) => (body += chunk));
+      request.on('end', () => {
+        const received = { headers: request.headers, body };
+        this.received.push(received);
+        response.statusCode = this.answer(received);
+        response.end();
+        for (const waiter of this.#waiters.splice(0)) {
+          if (this.received.length >= waiter.count) waiter.resolve();
+          else this.#waiters.push(waiter);
+        }
+      });
+    });
+    await new Promise<void>((resolve) => this.#server?.listen(0, '127.0.0.1', resolve));
+    const { port } = this.#server.address() as AddressInfo;
+    return `http://127.0.0.1:${port}/hook`;
+  }
+
+  /** Resolves once `count` requests came in all. */
+  receivedCount(count: number): Promise<void> {
+    if (this.received.length >= count) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push({ count, resolve }));
+  }
+
+  async stop(): Promise<void> {
+    await new Promise((resolve) => this.#server?.close(resolve));
+  }
+}
+
+const wireHook = z.object({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.string()),
+  active: z.boolean(),
+  secret: z.string().nullable(),
+  created: z.string(),
+  updated: z.string(),
+  failing_since: z.string().nullable(),
+  disabled_reason: z.string().nullable(),
+});
+const hookList = z.object({ entries: z.array(wireHook) });
+const delivery = z.object({
+  type: z.string(),
+  id: z.string(),
+  created: z.string(),
+  data: z.object({ id: z.string(), title: z.string().optional() }).loose(),
+  cursor: z.string(),
+});
+const deliveryLog = z.object({
+  entries: z.array(
+    z.object({ webhook_id: z.string(), status: z.number().nullable(), error: z.string().nullable() }).loose(),
+  ),
+});
+
+describe.each(ENGINES)('webhooks on %s', (engine) => {
+  let harness: Harness;
+  let receiver: Receiver;
+  let url: string;
+  let clockOffset = 0;
+  const outcomes: DeliveryOutcome[] = [];
+  let sender: WebhookSender;
+
+  beforeAll(async () => {
+    harness = await startHarness(engine, {
+      app: { webhookAllowPrivate: true },
+      services: { clock: () => nowMicros() + clockOffset },
+    });
+  });
+  afterAll(async () => {
+    await harness.close();
+  });
+  afterEach(async () => {
+    await sender?.stop();
+    await receiver?.stop();
+    outcomes.length = 0;
+  });
+
+  async function start(allowPrivate = true): Promise<Client> {
+    receiver = new Receiver();
+    url = await receiver.start();
+    sender = new WebhookSender(harness.services.webhooks.sending, {
+      allowPrivate,
+      observe: (outcome) => outcomes.push(outcome),
+    });
+    sender.start();
+    const user = await harness.newUser();
+    return new Client(harness.app, user.token);
+  }
+
+  it('makes, lists, changes and deletes a hook; the secret is shown once', async () => {
+    const client = await start();
+    const made = ok(await client.post('/v1/webhooks', { url, events: ['task.created'] }), wireHook);
+    expect(made).toMatchObject({ url, events: ['task.created'], active: true, failing_since: null });
+    expect(made.secret).toMatch(/^whsec_[A-Za-z0-9+/=]{32}$/);
+    const listed = ok(await client.get('/v1/webhooks'), hookList);
+    expect(listed.entries).toEqual([{ ...made, secret: null }]);
+    const changed = ok(await client.post('/v1/webhooks', { id: made.id, events: ['*'], active: false }), wireHook);
+    expect(changed).toMatchObject({ id: made.id, events: ['*'], active: false, secret: null });
+    ok(
+      await client.post('/v1/webhooks', { id: made.id, deleted: true }),
+      z.object({ id: z.string(), deleted: z.literal(true) }),
+    );
+    expect(ok(await client.get('/v1/webhooks'), hookList).entries).toEqual([]);
+  });
+
+  it('refuses a URL that is not https, unknown events and a 21st hook, storing nothing', async () => {
+    const { token } = await harness.newUser();
+    const strict = await startHarness(engine);
+    try {
+      const client = new Client(strict.app, (await strict.newUser()).token);
+      expectError(await client.post('/v1/webhooks', { url: 'http://example.com/hook', events: ['*'] }), {
+        status: 400,
+        retcode: 'E004',
+        retmsg: invalidParameter('url'),
+      });
+      expectError(await client.post('/v1/webhooks', { url: 'ftp://example.com/', events: ['*'] }), {
+        status: 400,
+        retcode: 'E004',
+        retmsg: invalidParameter('url'),
+      });
+      for (const events of [['task.exploded'], [], ['*', 'task.created'], 'task.created']) {
+        expectError(await client.post('/v1/webhooks', { url: 'https://example.com/hook', events }), {
+          status: 400,
+          retcode: 'E004',
+          retmsg: invalidParameter('events'),
+        });
+      }
+      for (let index = 0; index < 20; index++) {
+        ok(await client.post('/v1/webhooks', { url: `https://example.com/${index}`, events: ['*'] }), wireHook);
+      }
+      expectError(await client.post('/v1/webhooks', { url: 'https://example.com/21', events: ['*'] }), {
+        status: 400,
+        retcode: 'E004',
+        retmsg: invalidParameter('url'),
+      });
+      expect(ok(await client.get('/v1/webhooks'), hookList).entries).toHaveLength(20);
+    } finally {
+      await strict.close();
+    }
+    expect(token).not.toBe('');
+  });
+
+  it('delivers each change signed, in commit order, with the record as /v1 renders it', async () => {
+    const client = await start();
+    const made = ok(await client.post('/v1/webhooks', { url, events: ['*'] }), wireHook);
+    const task = await client.createTask({ title: 'hello hooks' });
+    await client.createTask({ id: task.id, title: 'hello hooks', completed: '2026-01-02 03:04:05 +0000' });
+    await client.createProject({ name: 'a project' });
+    await receiver.receivedCount(3);
+    const bodies = receiver.received.map((received) => delivery.parse(JSON.parse(received.body)));
+    expect(bodies.map((body) => body.type)).toEqual(['task.created', 'task.completed', 'project.changed']);
+    expect(bodies[0]?.data).toMatchObject({ id: task.id, title: 'hello hooks' });
+    for (const received of receiver.received) {
+      expect(await verifyWebhook(made.secret ?? '', received.headers as Record<string, string>, received.body)).toBe(
+        true,
+      );
+      expect(
+        await verifyWebhook(
+          'whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+          received.headers as Record<string, string>,
+          received.body,
+        ),
+      ).toBe(false);
+      expect(
+        await verifyWebhook(made.secret ?? '', received.headers as Record<string, string>, `${received.body} `),
+      ).toBe(false);
+    }
+    expect(outcomes).toEqual(['delivered', 'delivered', 'delivered']);
+  });
+
+  it('retries a failed delivery later with the same webhook-id, and keeps the order behind it', async () => {
+    const client = await start();
+    ok(await client.post('/v1/webhooks', { url, events: ['task.created'] }), wireHook);
+    receiver.answer = () => 500;
+    const first = await client.createTask({ title: 'first' });
+    await receiver.receivedCount(1);
+    await client.createTask({ title: 'second' });
+    // Not before its retry is due: the second waits behind the first.
+    await sleep(200);
+    expect(receiver.received).toHaveLength(1);
+    receiver.answer = () => 200;
+    clockOffset += 31_000_000;
+    // A change of the account wakes the sender, which finds the retry due by the (moved) clock.
+    await client.createProject({ name: 'wake' });
+    await receiver.receivedCount(3);
+    const [failed, retried, second] = receiver.received;
+    expect(retried?.headers['webhook-id']).toBe(failed?.headers['webhook-id']);
+    expect(delivery.parse(JSON.parse(retried?.body ?? '')).data.id).toBe(first.id);
+    expect(delivery.parse(JSON.parse(second?.body ?? '')).data.title).toBe('second');
+    const hooks = ok(await client.get('/v1/webhooks'), hookList);
+    // The last try is logged once the receiver's answer is in: just after it took the request.
+    const logged = async (): Promise<(number | null)[]> =>
+      ok(await client.get(`/v1/webhooks/${hooks.entries[0]?.id}/deliveries`), deliveryLog).entries.map(
+        (entry) => entry.status,
+      );
+    let statuses = await logged();
+    for (let tries = 0; statuses.length < 3 && tries < 100; tries++) statuses = await sleep(10).then(logged);
+    expect(statuses).toEqual([200, 200, 500]);
+  });
+
+  it('keeps the order per hook over 1,000 quick changes', async () => {
+    const client = await start();
+    ok(await client.post('/v1/webhooks', { url, events: ['*'] }), wireHook);
+    await Promise.all(
+      Array.from({ length: 100 }, (_, batch) =>
+        client.postTasks(Array.from({ length: 10 }, (_, index) => ({ title: `t${batch}-${index}` }))),
+      ),
+    );
+    await receiver.receivedCount(1000);
+    const revs = receiver.received.map((received) => delivery.parse(JSON.parse(received.body)).cursor);
+    const ids = receiver.received.map((received) => received.headers['webhook-id']);
+    expect(new Set(ids).size).toBe(1000);
+    const numbers = revs.map((cursor) => decodeCursor(cursor)?.rev);
+    expect(numbers.every((rev) => rev !== undefined)).toBe(true);
+    expect(numbers).toEqual([...numbers].sort((a = 0, b = 0) => a - b));
+  });
+
+  it('refuses a loopback target unless allowed, and says why in the log', async () => {
+    const client = await start(false);
+    const made = ok(await client.post('/v1/webhooks', { url, events: ['*'] }), wireHook);
+    await client.createTask({ title: 'to nowhere' });
+    for (let tries = 0; outcomes.length === 0 && tries < 200; tries++) await sleep(10);
+    expect(outcomes).toEqual(['refused_target']);
+    expect(receiver.received).toEqual([]);
+    const log = ok(await client.get(`/v1/webhooks/${made.id}/deliveries`), deliveryLog);
+    expect(log.entries[0]?.error).toMatch(/private|loopback/);
+  });
+});
