@@ -150,6 +150,16 @@ describe.each(ENGINES)('reminders firing on %s', (engine) => {
     ]);
   });
 
+  it("leaves a reminder due to fire when the task changes between its time and the firer's claim", async () => {
+    const client = await hooked();
+    const task = await client.createTask({ title: 'edited in time', reminders: [{ at: wire(start) }] });
+    at(start + MICROS_PER_SECOND);
+    await client.createTask({ id: task.id, title: 'edited just after', reminders: [{ at: wire(start) }] });
+    expect(await firer.fireDue()).toBe(1);
+    await received(1);
+    expect(bodies.map((body) => [body.type, body.data.id])).toEqual([['reminder.due', task.id]]);
+  });
+
   it('is told as task.updated to a hook that asks for that, not as a second kind of change', async () => {
     const client = new Client(harness.app, (await harness.newUser()).token);
     ok(await client.post('/v1/webhooks', { url, events: ['*'] }), z.object({ id: z.string() }).loose());

@@ -10,9 +10,9 @@ function recordJson(kind: SyncKind): string {
 /**
  * The event a change of this kind is (API.md 4.7); `inserted` tells an insert from an update.
  * From migration 11 (`firing`), an update that moves nothing but a task's next reminder is that
- * reminder firing: service/reminders.ts claims a firing so. (A client's write moves it only when
- * the time passed, so that is the firing too.) A later task column is compared once a migration
- * writes this trigger again.
+ * reminder firing: service/reminders.ts claims a firing so, and no other write does (a client's
+ * change leaves a reminder whose time passed to the claim, domain/task-rules.ts). A later task
+ * column is compared once a migration writes this trigger again.
  */
 function eventType(kind: SyncKind, inserted: boolean, firing: boolean): string {
   if (kind !== 'task') return `'${kind}.changed'`;
