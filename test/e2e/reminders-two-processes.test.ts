@@ -17,7 +17,8 @@ import { bodyOf, taskSchema } from './support/wire.js';
 /*
  * Issue #24, API.md 4.5, over real sockets and the wall clock: two `serve` processes on one
  * PostgreSQL database both look for reminders due; each reminder arrives at a real local receiver
- * as `reminder.due` with its task, once, and at most 5 s late.
+ * as `reminder.due` with its task, once, and at most 5 s late; one that fell due while both were
+ * stopped arrives once when they start again.
  */
 
 /** The contract's bound from a reminder's time to its firing; the delivery comes just after. */
@@ -35,6 +36,7 @@ function wire(atMs: number): string {
 describe('reminders with two serve processes on one PostgreSQL', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
   let database: TestDatabase;
   let servers: ServeProcess[] = [];
+  let dirs: string[] = [];
   let token: string;
   let receiver: Server;
   let url: string;
@@ -54,13 +56,21 @@ describe('reminders with two serve processes on one PostgreSQL', { timeout: E2E_
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     database = await createTestDatabase();
-    const dirs = await Promise.all([makeTempDir('pg-remind-a'), makeTempDir('pg-remind-b')]);
-    const args = ['--webhook-allow-private'];
-    servers = await Promise.all(
-      dirs.map((dataDir) => startServe({ dataDir, http: true, databaseUrl: database.url, args })),
-    );
+    dirs = await Promise.all([makeTempDir('pg-remind-a'), makeTempDir('pg-remind-b')]);
+    servers = await startBoth();
     token = await newAccount({ dataDir: dirs[0] ?? '', databaseUrl: database.url }, 'reminded');
   });
+
+  function startBoth(): Promise<ServeProcess[]> {
+    const args = ['--webhook-allow-private'];
+    return Promise.all(dirs.map((dataDir) => startServe({ dataDir, http: true, databaseUrl: database.url, args })));
+  }
+
+  async function arrived(count: number, deadlineMs: number): Promise<void> {
+    while (arrivals.length < count && Date.now() < deadlineMs) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 
   afterAll(async () => {
     await cleanUpProcesses();
@@ -92,13 +102,34 @@ describe('reminders with two serve processes on one PostgreSQL', { timeout: E2E_
       );
       ids.push(task.id);
     }
-    while (arrivals.length < TASKS && Date.now() < dueMs + 2 * LATE_AT_MOST_MS) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await arrived(TASKS, dueMs + 2 * LATE_AT_MOST_MS);
     // Long enough for a second firing by the other process to have come, were there one.
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(arrivals.map((arrival) => arrival.body.type)).toEqual(ids.map(() => 'reminder.due'));
     expect(arrivals.map((arrival) => arrival.body.data.id).sort()).toEqual([...ids].sort());
     for (const arrival of arrivals) expect(arrival.atMs - dueMs).toBeLessThan(LATE_AT_MOST_MS);
+  });
+
+  it('fires a reminder that fell due while both were stopped once, when they start', async () => {
+    arrivals.length = 0;
+    const [a] = servers;
+    if (a === undefined) throw new Error('the servers did not start');
+    const auth = { authorization: `OAuth ${token}` };
+    const dueMs = Math.ceil((Date.now() + 3000) / 1000) * 1000;
+    const task = bodyOf(
+      await request(a.origin, {
+        path: '/v1/tasks',
+        headers: auth,
+        body: { title: 'missed', reminders: [{ at: wire(dueMs) }] },
+      }),
+      taskSchema,
+    );
+    await Promise.all(servers.map((server) => server.stop()));
+    expect(arrivals).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, dueMs + 500 - Date.now()));
+    servers = await startBoth();
+    await arrived(1, Date.now() + 2 * LATE_AT_MOST_MS);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(arrivals.map((arrival) => [arrival.body.type, arrival.body.data.id])).toEqual([['reminder.due', task.id]]);
   });
 });
