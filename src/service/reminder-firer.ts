@@ -1,4 +1,5 @@
 import { MICROS_PER_SECOND, type Micros } from '../domain/time.js';
+import type { DueReminder } from '../store/store.js';
 import type { ReminderService } from './reminders.js';
 
 export interface FirerOptions {
@@ -6,7 +7,7 @@ export interface FirerOptions {
   readonly everyMs: number;
   /** Each firing this process claimed, with how late it fired. */
   readonly observe?: (lateMicros: Micros) => void;
-  /** A pass that failed (the store unavailable): the next pass tries again. */
+  /** A pass or a claim that failed (the store unavailable): the next pass tries again. */
   readonly failed?: (error: unknown) => void;
 }
 
@@ -50,7 +51,7 @@ export class ReminderFirer {
       let claimed = 0;
       for (const reminder of due) {
         if (this.#stopped) return fired;
-        if (!(await this.reminders.claim(reminder))) continue;
+        if (!(await this.#claim(reminder))) continue;
         claimed += 1;
         this.options.observe?.(Math.max(0, this.reminders.clock() - reminder.due));
       }
@@ -58,6 +59,16 @@ export class ReminderFirer {
       // A claim may leave the task's next reminder due as well (missed while stopped), and a full
       // batch more behind it: read again until nothing is left that is ours to claim.
       if (claimed === 0) return fired;
+    }
+  }
+
+  /** A claim that fails is told and left to the next pass, without holding up those after it. */
+  async #claim(reminder: DueReminder): Promise<boolean> {
+    try {
+      return await this.reminders.claim(reminder);
+    } catch (error) {
+      this.options.failed?.(error);
+      return false;
     }
   }
 
