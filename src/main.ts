@@ -3,6 +3,7 @@ import type { ServeConfig } from './config/command.js';
 import { MICROS_PER_DAY, nowMicros } from './domain/time.js';
 import { buildApp } from './http/app.js';
 import { WebhookSender } from './http/webhooks/sender.js';
+import { LATE_AFTER_MICROS, ReminderFirer } from './service/reminder-firer.js';
 import { IDEMPOTENCY_WINDOW_MICROS } from './service/idempotency.js';
 import { buildServices } from './service/services.js';
 import { DEFAULT_STORAGE_QUOTA } from './domain/storage-quota.js';
@@ -22,6 +23,8 @@ import { storeUsageReader } from './store/usage.js';
 const WEB_BUILD_DIR = fileURLToPath(new URL('../web/', import.meta.url));
 
 const PURGE_EVERY_MS = 60 * 60 * 1000;
+/** How often each process looks for reminders due: a firing is at most about this late (API.md 4.5 allows 5 s). */
+const FIRE_EVERY_MS = 1000;
 
 /** `task-service serve`: config → store → services → app → listen, and a clean stop on SIGTERM. */
 export async function serve(config: ServeConfig): Promise<void> {
@@ -90,6 +93,15 @@ export async function serve(config: ServeConfig): Promise<void> {
     },
   });
 
+  const firer = new ReminderFirer(services.reminders, {
+    everyMs: FIRE_EVERY_MS,
+    observe: (lateMicros) => {
+      metrics?.remindersFired.inc();
+      if (lateMicros > LATE_AFTER_MICROS) metrics?.remindersLate.inc();
+    },
+    failed: (error) => log.warn({ err: error }, 'firing reminders failed; will try again'),
+  });
+
   const purge = async (): Promise<void> => {
     const now = nowMicros();
     try {
@@ -122,6 +134,7 @@ export async function serve(config: ServeConfig): Promise<void> {
     if (config.drainDelaySeconds > 0)
       await new Promise((resolve) => setTimeout(resolve, config.drainDelaySeconds * 1000));
     await app.close();
+    await firer.stop();
     await sender.stop();
     await metricsListener?.close();
     await store.close();
@@ -171,4 +184,5 @@ export async function serve(config: ServeConfig): Promise<void> {
   for (const note of notes) note();
   // Deliveries start once the service listens: those a stopped or crashed process left go first.
   sender.start();
+  firer.start();
 }

@@ -79,7 +79,16 @@ export function mergeTask(existing: Task | undefined, input: TaskInput, context:
     reminders: reminders === undefined ? base.reminders : remindersOf(reminders, context.newReminderId),
   };
   const moved = completesRepetition(base, merged) ? advanceRepetition(merged, context.zone) : merged;
-  return { ...moved, reminderDue: nextReminderDue(moved, context.now) };
+  return { ...moved, reminderDue: nextReminderDue(moved, unfiredSince(base, context.now)) };
+}
+
+/**
+ * From when the task's next reminder is planned: now, or, while a reminder whose time passed has
+ * not fired yet (the firer claims it within a second), from that time, so a change in between
+ * leaves it to fire (API.md 4.5).
+ */
+function unfiredSince(base: TaskDraft, now: Micros): Micros {
+  return base.reminderDue !== null && base.reminderDue <= now ? base.reminderDue - 1 : now;
 }
 
 /** True when this change marks an open repeating task done. */

@@ -11,6 +11,7 @@ import { ListingService } from './listing.js';
 import { SettingsService } from './settings.js';
 import { OAuthService } from './oauth.js';
 import { PortabilityService } from './portability.js';
+import { ReminderService } from './reminders.js';
 import { SignInService } from './sign-in.js';
 import { TaskService } from './tasks.js';
 
@@ -30,6 +31,8 @@ export interface Services {
   readonly portability: PortabilityService;
   /** The account's webhooks (API.md 4.7), and what their sender reads and records. */
   readonly webhooks: WebhookService;
+  /** The firing of reminders (API.md 4.5): what the process's ReminderFirer claims. */
+  readonly reminders: ReminderService;
   /** Requests waiting for an account's changes (API.md 4.6), woken by the store's change feed. */
   readonly waits: ChangeWaits;
   /** Resolves when the store answers; rejects otherwise. */
@@ -62,6 +65,7 @@ export function buildServices(store: Store, options: ServiceOptions = {}): Servi
     portability: new PortabilityService(store, now, quota),
     waits: new ChangeWaits(store.changes),
     webhooks: new WebhookService(store, now),
+    reminders: new ReminderService(store, now),
     health: () => store.ping(),
   };
 }

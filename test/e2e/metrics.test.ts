@@ -43,7 +43,7 @@ describe('GET /metrics on its own port, /livez and /readyz', { timeout: E2E_TEST
     await Promise.all(databases.map((database) => database.drop()));
   });
 
-  it('counts requests by route pattern and retcode, refusals, in-flight, purge runs, event loop and WAL', async () => {
+  it('counts requests by route pattern and retcode, refusals, in-flight, purge runs, reminders, event loop and WAL', async () => {
     const store: StoreArgs = { dataDir: await makeTempDir('metrics') };
     const token = await newAccount(store, 'watched');
     const metricsPort = await freePort();
@@ -55,8 +55,15 @@ describe('GET /metrics on its own port, /livez and /readyz', { timeout: E2E_TEST
     const listening = parseLogLines(server.stdout()).find((line) => line.msg === 'task-service listening');
     expect(listening?.['metrics']).toBe(`http://127.0.0.1:${metricsPort}/metrics`);
 
+    // A reminder about 2 s ahead (whole seconds, as the wire writes them), fired while this runs.
+    const remindAt = new Date(Math.ceil((Date.now() + 2000) / 1000) * 1000).toISOString();
+    const reminder = { at: `${remindAt.slice(0, 10)} ${remindAt.slice(11, 19)} +0000` };
     const created = bodyOf(
-      await request(server.origin, { path: '/v1/tasks', headers: oauth(token), body: { title: 'seen' } }),
+      await request(server.origin, {
+        path: '/v1/tasks',
+        headers: oauth(token),
+        body: { title: 'seen', reminders: [reminder] },
+      }),
       taskSchema,
     );
     // The bucket holds one second of requests: the next ones in a row are refused.
@@ -68,7 +75,13 @@ describe('GET /metrics on its own port, /livez and /readyz', { timeout: E2E_TEST
     expect(refused).toBeGreaterThan(0);
     expectError(await request(server.origin, { path: '/no/such/thing' }), 400, 'E002');
 
-    const text = await scrape(metricsPort);
+    let text = await scrape(metricsPort);
+    for (let tries = 0; sample(text, 'task_service_reminders_fired_total') === 0 && tries < 80; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      text = await scrape(metricsPort);
+    }
+    expect(sample(text, 'task_service_reminders_fired_total')).toBe(1);
+    expect(sample(text, 'task_service_reminders_late_total')).toBe(0);
     // Labelled by the route pattern: the record's id appears nowhere.
     expect(text).not.toContain(created.id);
     expect(sample(text, 'task_service_http_answers_total', { route: '/v1/tasks', retcode: 'ok' })).toBe(1);

@@ -12,6 +12,7 @@ import {
 } from '../../src/domain/sync.js';
 import { countedBytes } from '../../src/store/kinds/records.js';
 import type { ListQuery, ListSnapshot, Store, WriteTx } from '../../src/store/store.js';
+import { ReminderService } from '../../src/service/reminders.js';
 
 /**
  * The Store contract, checked through the Store interface only, so that every engine runs the
@@ -978,6 +979,49 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
         // A change that plans no reminder takes the task out of the read.
         await store.write(alice, (w) => w.put('task', taskDraft('a2')));
         expect((await store.dueReminders(at(10), 100)).map((due) => due.taskId)).toEqual(['b1', 'a1']);
+      });
+    });
+
+    describe('the claim of a reminder firing', () => {
+      it('moves the next reminder on once and stores it as reminder.due; a second claim of it fails', async () => {
+        const accountId = await newAccountId();
+        const at = (minute: number): Micros => Date.UTC(2030, 0, 1, 9, minute) * 1000;
+        const hook = await store.webhooks.insert(
+          accountId,
+          { id: 'h', url: 'https://example.com/', events: ['*'], active: true, secret: 'whsec_x', created: at(0) },
+          20,
+        );
+        expect(hook).not.toBe('full');
+        const reminders = [
+          { id: 'r1', at: at(5) },
+          { id: 'r2', at: at(9) },
+        ];
+        const task = await store.write(accountId, (w) =>
+          w.put('task', taskDraft('t', { reminders, reminderDue: at(5) })),
+        );
+        const firing = new ReminderService(store, () => at(6));
+        const [due] = await firing.due(10);
+        expect(due).toEqual({ accountId, taskId: 't', due: at(5) });
+        if (due === undefined) return;
+        const claims = await Promise.all([firing.claim(due), firing.claim(due)]);
+        expect(claims.filter(Boolean)).toHaveLength(1);
+        expect(await firing.claim(due)).toBe(false);
+        const fired = await store.get(accountId, 'task', 't');
+        expect(fired).toMatchObject({ reminderDue: at(9), title: task.title, rev: task.rev + 1 });
+        const events = await store.webhooks.events(accountId, 0, 10);
+        expect(events.map((event) => [event.type, event.rev])).toEqual([
+          ['task.created', task.rev],
+          ['reminder.due', task.rev + 1],
+        ]);
+        // Any other change of the task is not a firing.
+        await store.write(accountId, (w) =>
+          w.put('task', { ...taskDraft('t', { reminders, reminderDue: at(9) }), title: 'x' }),
+        );
+        expect((await store.webhooks.events(accountId, 0, 10)).map((event) => event.type)).toEqual([
+          'task.created',
+          'reminder.due',
+          'task.updated',
+        ]);
       });
     });
 

@@ -70,6 +70,18 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  readonly remindersFired = new Counter({
+    name: 'task_service_reminders_fired_total',
+    help: 'Reminders this process fired (claimed), each once across all processes',
+    registers: [this.registry],
+  });
+
+  readonly remindersLate = new Counter({
+    name: 'task_service_reminders_late_total',
+    help: 'Reminders this process fired more than 5 s after their time (the service was down, or behind)',
+    registers: [this.registry],
+  });
+
   readonly webhookLag = new Histogram({
     name: 'task_service_webhook_delivery_lag_seconds',
     help: 'From the commit of a change to the 2xx answer of its delivery',

@@ -14,14 +14,31 @@ function recordJson(kind: SyncKind): string {
   return `jsonb_build_object(${pairs.join(', ')})`;
 }
 
-/** The event a change of this kind is (API.md 4.7). */
-function eventType(kind: SyncKind): string {
+/**
+ * The event a change of this kind is (API.md 4.7). From migration 13 (`firing`), an update that
+ * moves nothing but a task's next reminder is that reminder firing: service/reminders.ts claims
+ * a firing so, and no other write does (a client's change leaves a reminder whose time passed to
+ * the claim, domain/task-rules.ts). A later task column is compared once a migration writes this
+ * function again.
+ */
+function eventType(kind: SyncKind, firing: boolean): string {
   if (kind !== 'task') return `'${kind}.changed'`;
+  const fired = firing
+    ? `WHEN OLD.reminder_due IS NOT NULL AND NEW.reminder_due IS DISTINCT FROM OLD.reminder_due
+      AND ${unchangedBut(kind, ['rev', 'updated', 'reminder_due'])} THEN 'reminder.due'`
+    : '';
   return `CASE
     WHEN NEW.deleted IS NOT NULL THEN 'task.deleted'
     WHEN TG_OP = 'INSERT' THEN 'task.created'
     WHEN NEW.completed IS NOT NULL AND OLD.completed IS NULL THEN 'task.completed'
+    ${fired}
     ELSE 'task.updated' END`;
+}
+
+/** True in a trigger when no column of the row but `moving` changed. */
+function unchangedBut(kind: SyncKind, moving: readonly string[]): string {
+  const names = Object.keys(KIND_STORAGE[kind].columns).filter((name) => !moving.includes(name));
+  return names.map((name) => `NEW.${name} IS NOT DISTINCT FROM OLD.${name}`).join(' AND ');
 }
 
 /**
@@ -30,17 +47,22 @@ function eventType(kind: SyncKind): string {
  */
 function outboxTrigger(kind: SyncKind): string {
   const table = KIND_STORAGE[kind].table;
+  return `${outboxFunction(kind, 'CREATE', false)}
+CREATE TRIGGER ${table}_outbox AFTER INSERT OR UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_outbox();`;
+}
+
+function outboxFunction(kind: SyncKind, create: 'CREATE' | 'CREATE OR REPLACE', firing: boolean): string {
+  const table = KIND_STORAGE[kind].table;
   return `
-CREATE FUNCTION ${table}_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
+${create} FUNCTION ${table}_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF EXISTS (SELECT 1 FROM webhooks WHERE account_id = NEW.account_id AND active) THEN
     INSERT INTO webhook_outbox (account_id, rev, kind, type, record, created)
-    VALUES (NEW.account_id, NEW.rev, '${kind}', ${eventType(kind)}, ${recordJson(kind)}, NEW.updated)
+    VALUES (NEW.account_id, NEW.rev, '${kind}', ${eventType(kind, firing)}, ${recordJson(kind)}, NEW.updated)
     ON CONFLICT (account_id, rev) DO NOTHING;
   END IF;
   RETURN NULL;
-END $$;
-CREATE TRIGGER ${table}_outbox AFTER INSERT OR UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_outbox();`;
+END $$;`;
 }
 
 /** Issue #24: webhooks, their outbox and their delivery logs. */
@@ -90,3 +112,6 @@ CREATE TABLE webhook_deliveries (
 CREATE INDEX webhook_deliveries_by_hook ON webhook_deliveries (account_id, hook_id, at);
 ${(['task', 'project', 'context'] as const).map(outboxTrigger).join('\n')}
 `;
+
+/** Issue #24: a task's reminder firing is delivered as `reminder.due`. */
+export const REMINDER_EVENTS = outboxFunction('task', 'CREATE OR REPLACE', true);

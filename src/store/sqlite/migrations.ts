@@ -1,4 +1,4 @@
-import { WEBHOOKS_SCHEMA } from './webhook-schema.js';
+import { REMINDER_EVENTS, WEBHOOKS_SCHEMA } from './webhook-schema.js';
 import { pendingMigrations, type Migration } from '../schema-version.js';
 import { NEW_EPOCH_SQL } from './epoch.js';
 import { AUTH_SCHEMA } from './auth-schema.js';
@@ -247,6 +247,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: 'store epoch in sync positions; what a restore lost', sql: STORE_IDENTITY },
   { version: 9, name: 'subtasks, sort order and reminders', sql: SUBTASKS_AND_REMINDERS },
   { version: 10, name: 'webhooks, their outbox and delivery logs', sql: WEBHOOKS_SCHEMA },
+  { version: 11, name: 'reminders firing as reminder.due', sql: REMINDER_EVENTS },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

@@ -7,31 +7,48 @@ function recordJson(kind: SyncKind): string {
   return `json_object(${names.map((name) => `'${name}', NEW.${name}`).join(', ')})`;
 }
 
-/** The event a change of this kind is (API.md 4.7); `inserted` tells an insert from an update. */
-function eventType(kind: SyncKind, inserted: boolean): string {
+/**
+ * The event a change of this kind is (API.md 4.7); `inserted` tells an insert from an update.
+ * From migration 11 (`firing`), an update that moves nothing but a task's next reminder is that
+ * reminder firing: service/reminders.ts claims a firing so, and no other write does (a client's
+ * change leaves a reminder whose time passed to the claim, domain/task-rules.ts). A later task
+ * column is compared once a migration writes this trigger again.
+ */
+function eventType(kind: SyncKind, inserted: boolean, firing: boolean): string {
   if (kind !== 'task') return `'${kind}.changed'`;
   if (inserted) return `CASE WHEN NEW.deleted IS NOT NULL THEN 'task.deleted' ELSE 'task.created' END`;
+  const fired = firing
+    ? `WHEN OLD.reminder_due IS NOT NULL AND NEW.reminder_due IS NOT OLD.reminder_due
+      AND ${unchangedBut(kind, ['rev', 'updated', 'reminder_due'])} THEN 'reminder.due'`
+    : '';
   return `CASE
     WHEN NEW.deleted IS NOT NULL THEN 'task.deleted'
     WHEN NEW.completed IS NOT NULL AND OLD.completed IS NULL THEN 'task.completed'
+    ${fired}
     ELSE 'task.updated' END`;
 }
 
-/** A change of an account with an active hook writes its delivery in the same transaction (the outbox). */
-function outboxTriggers(kind: SyncKind): string {
+/** True in a trigger when no column of the row but `moving` changed. */
+function unchangedBut(kind: SyncKind, moving: readonly string[]): string {
+  const names = Object.keys(KIND_STORAGE[kind].columns).filter((name) => !moving.includes(name));
+  return names.map((name) => `NEW.${name} IS OLD.${name}`).join(' AND ');
+}
+
+function outboxTrigger(kind: SyncKind, event: 'INSERT' | 'UPDATE', firing: boolean): string {
   const table = KIND_STORAGE[kind].table;
-  return (['INSERT', 'UPDATE'] as const)
-    .map(
-      (event) => `
+  return `
 CREATE TRIGGER ${table}_outbox_${event.toLowerCase()} AFTER ${event} ON ${table}
 WHEN EXISTS (SELECT 1 FROM webhooks WHERE account_id = NEW.account_id AND active = 1)
 BEGIN
   INSERT INTO webhook_outbox (account_id, rev, kind, type, record, created)
-  VALUES (NEW.account_id, NEW.rev, '${kind}', ${eventType(kind, event === 'INSERT')}, ${recordJson(kind)}, NEW.updated)
+  VALUES (NEW.account_id, NEW.rev, '${kind}', ${eventType(kind, event === 'INSERT', firing)}, ${recordJson(kind)}, NEW.updated)
   ON CONFLICT (account_id, rev) DO NOTHING;
-END;`,
-    )
-    .join('\n');
+END;`;
+}
+
+/** A change of an account with an active hook writes its delivery in the same transaction (the outbox). */
+function outboxTriggers(kind: SyncKind): string {
+  return (['INSERT', 'UPDATE'] as const).map((event) => outboxTrigger(kind, event, false)).join('\n');
 }
 
 /** Issue #24: webhooks, their outbox and their delivery logs. */
@@ -78,4 +95,10 @@ CREATE TABLE webhook_deliveries (
 ) STRICT;
 CREATE INDEX webhook_deliveries_by_hook ON webhook_deliveries (account_id, hook_id, at);
 ${(['task', 'project', 'context'] as const).map(outboxTriggers).join('\n')}
+`;
+
+/** Issue #24: a task's reminder firing is delivered as `reminder.due`. */
+export const REMINDER_EVENTS = `
+DROP TRIGGER tasks_outbox_update;
+${outboxTrigger('task', 'UPDATE', true)}
 `;
