@@ -1,17 +1,28 @@
-import type { RecordsByKind, SyncKind } from './sync.js';
+import { SYNC_KINDS, type RecordsByKind, type SyncKind } from './sync.js';
 import { MICROS_PER_DAY, MICROS_PER_SECOND, type Micros } from './time.js';
 
-/** What a hook may ask for (API.md 4.7); `*` asks for all. */
-export const WEBHOOK_EVENTS = [
+/** The one event of a change of a kind other than tasks, whose changes have events of their own. */
+type ChangedEvent = `${Exclude<SyncKind, 'task'>}.changed`;
+export type WebhookEvent =
+  'task.created' | 'task.updated' | 'task.completed' | 'task.deleted' | ChangedEvent | 'reminder.due';
+
+function changedEvent(kind: Exclude<SyncKind, 'task'>): ChangedEvent {
+  return `${kind}.changed`;
+}
+
+/**
+ * What a hook may ask for (API.md 4.7); `*` asks for all. A kind's `<kind>.changed` is derived
+ * from the kind list, as the outbox triggers of each engine's webhook-schema.ts write it, so a new kind
+ * needs no line here.
+ */
+export const WEBHOOK_EVENTS: readonly WebhookEvent[] = [
   'task.created',
   'task.updated',
   'task.completed',
   'task.deleted',
-  'project.changed',
-  'context.changed',
+  ...SYNC_KINDS.flatMap((kind) => (kind === 'task' ? [] : [changedEvent(kind)])),
   'reminder.due',
-] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+];
 
 export const MAX_WEBHOOKS_PER_ACCOUNT = 20;
 

@@ -14,7 +14,8 @@ import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/store.js';
 import type { Store } from '../../src/store/store.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
-import { projectDraft, taskDraft } from './suite.js';
+import { SYNC_KINDS } from '../../src/domain/sync.js';
+import { projectDraft, taskDraft, TEXT_EVERYWHERE } from './suite.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -126,6 +127,22 @@ describe('the change feed across PostgreSQL processes', () => {
     const again = heard.next((note) => note.type === 'changed');
     await b.write(account.id, async (tx) => tx.put('project', projectDraft('after-cut')));
     expect(await again).toEqual({ type: 'changed', accountId: account.id, kinds: ['project'] });
+  });
+
+  it("hears another process's commit of every kind", async () => {
+    // Each kind's table has a NOTIFY trigger of its own (the migrations): a kind without one
+    // would wake no waiter and no sender in the other processes.
+    const database = await postgresDatabase();
+    const a = await postgresStore(database);
+    const b = await postgresStore(database);
+    const account = await b.createAccount({ username: 'kinds', passwordHash: null, timezone: 'UTC' });
+    const heard = hear(a);
+    await heard.next((note) => note.type === 'resync');
+    for (const kind of SYNC_KINDS) {
+      const told = heard.next((note) => note.type === 'changed' && note.kinds.includes(kind));
+      await b.write(account.id, async (tx) => tx.put(kind, TEXT_EVERYWHERE[kind]('x')));
+      expect(await told).toEqual({ type: 'changed', accountId: account.id, kinds: [kind] });
+    }
   });
 
   it('opens no listening connection for a store nobody subscribes to', async () => {

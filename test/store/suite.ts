@@ -1023,6 +1023,27 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
           'task.updated',
         ]);
       });
+
+      it("keeps a change of every kind in the outbox of an account with a hook, in the change's commit", async () => {
+        // The outbox triggers are written per kind by each engine's migrations: a kind without
+        // them would never reach a hook.
+        const accountId = await newAccountId();
+        const hook = await store.webhooks.insert(
+          accountId,
+          { id: 'h', url: 'https://example.com/', events: ['*'], active: true, secret: 'whsec_x', created: 1 },
+          20,
+        );
+        expect(hook).not.toBe('full');
+        const revs: number[] = [];
+        for (const kind of SYNC_KINDS) {
+          const record = await store.write(accountId, (w) => w.put(kind, TEXT_EVERYWHERE[kind]('x')));
+          revs.push(record.rev);
+        }
+        const events = await store.webhooks.events(accountId, 0, 10);
+        expect(events.map((event) => [event.kind, event.rev, event.type])).toEqual(
+          SYNC_KINDS.map((kind, i) => [kind, revs[i], kind === 'task' ? 'task.created' : `${kind}.changed`]),
+        );
+      });
     });
 
     // Both engines once decided these differently; each is pinned here to one expectation.
@@ -1161,7 +1182,7 @@ function byRev<T extends { readonly rev: number }>(records: readonly T[]): T[] {
  * migrations) and countedText (store/kinds/records.ts) must agree on every one: a new kind fails
  * to compile here until it has a line.
  */
-const TEXT_EVERYWHERE: { readonly [K in SyncKind]: (text: string) => DraftsByKind[K] } = {
+export const TEXT_EVERYWHERE: { readonly [K in SyncKind]: (text: string) => DraftsByKind[K] } = {
   task: (text) => taskDraft('k', { title: text, notes: text, icalExtras: text }),
   project: (text) => projectDraft('k', { name: text, notes: text }),
   context: (text) => contextDraft('k', { name: text }),

@@ -66,7 +66,7 @@ export type WireErrorBody = z.infer<typeof wireError>;
 export const wireHealth = z.strictObject({ status: z.literal('ok') }).meta({ description: 'The store answers.' });
 
 /** A list answer: one page of a listing or sync, in ascending `rev`. */
-function listOf<T extends z.ZodType>(entry: T) {
+export function listOf<T extends z.ZodType>(entry: T) {
   return z.strictObject({ entries: z.array(entry), cursor: z.string().min(1), has_more: z.boolean() });
 }
 
