@@ -4,6 +4,7 @@ import type { AccountAccessService } from '../../service/account-access.js';
 import type { OAuthService } from '../../service/oauth.js';
 import type { PortabilityService } from '../../service/portability.js';
 import type { SignInService } from '../../service/sign-in.js';
+import type { ServiceMetrics } from '../metrics/metrics.js';
 import { WireError } from '../wire/errors.js';
 import { comesFromThisSite } from './form.js';
 import { errorPage } from './pages.js';
@@ -14,6 +15,8 @@ export interface WebAuthDeps {
   readonly access: AccountAccessService;
   readonly portability: PortabilityService;
   readonly log: Logger;
+  /** Where refused sign-ins are counted (`GET /metrics`); absent: nothing is counted. */
+  readonly metrics: ServiceMetrics | undefined;
   /** Whether the web app is served at `/`: sign-in then goes there when no page asked for another. */
   readonly webAppServed: boolean;
 }
