@@ -2,6 +2,7 @@
 import { computed, signal } from '@preact/signals';
 import type { Label, Settings, Task } from './api.ts';
 import { dayOf } from './dates.ts';
+import { subtaskCounts } from './subtasks.ts';
 import { currentToken } from './token.ts';
 import { countByBox, routeOf, rowsOf, searchRows, viewName, type Route } from './views.ts';
 
@@ -52,6 +53,34 @@ export const zone = computed(() => settings.value?.timezone ?? 'UTC');
 export const today = computed(() => dayOf(now.value, zone.value));
 
 export const taskList = computed(() => [...tasks.value.values()]);
+/** Done and all subtasks of each parent, by the parent's id. */
+export const childCounts = computed(() => subtaskCounts(taskList.value));
+
+const COLLAPSED_KEY = 'task-service.collapsed';
+
+function keptCollapsed(): ReadonlySet<string> {
+  try {
+    const kept: unknown = JSON.parse(localStorage.getItem(COLLAPSED_KEY) ?? '[]');
+    return new Set(Array.isArray(kept) ? kept.filter((id): id is string => typeof id === 'string') : []);
+  } catch {
+    return new Set();
+  }
+}
+
+/** Tasks whose subtasks the person hid; kept in the browser, so a reload shows them the same. */
+export const collapsed = signal<ReadonlySet<string>>(keptCollapsed());
+
+export function setCollapsed(id: string, hidden: boolean): void {
+  const next = new Set(collapsed.value);
+  if (hidden) next.add(id);
+  else next.delete(id);
+  collapsed.value = next;
+  try {
+    localStorage.setItem(COLLAPSED_KEY, JSON.stringify([...next]));
+  } catch {
+    // Storage full or refused: collapsed for this page only.
+  }
+}
 export const counts = computed(() => countByBox(taskList.value));
 
 /** Labels by id, live ones only, sorted by name. */
@@ -76,6 +105,8 @@ const viewRows = computed(() =>
     contexts: contexts.value,
     zone: zone.value,
     today: today.value,
+    collapsed: collapsed.value,
+    byId: tasks.value,
   }),
 );
 
