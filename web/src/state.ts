@@ -25,6 +25,12 @@ export const listedAnew = signal(false);
 /** The copy was read (from the browser or the server): the views may show. */
 export const ready = signal(false);
 /**
+ * The list may show: the copy was read, or a first listing has brought its first page of tasks.
+ * A first listing of 10,000 tasks is five answers; the Inbox shows with the first while the rest
+ * arrive (on a phone-like CPU that halves the wait), and the lists grow as they come.
+ */
+export const listable = computed(() => ready.value || (settings.value !== null && tasks.value.size > 0));
+/**
  * Why no account is shown: signed out (the copy is gone), the server no longer takes the token
  * and the browser's session has ended (changes still waiting stay in the copy for the next
  * sign-in), or the server cannot be reached to sign in.

@@ -69,8 +69,10 @@ export function nest(members: readonly Task[], collapsed: ReadonlySet<string>): 
 
 /** Whether a task's parent, or one of its ancestors, is in the trash (the server trashes the subtree). */
 export function underTrash(task: Task, byId: ReadonlyMap<string, Task>): boolean {
-  const seen = new Set<string>([task.id]);
   let parent = parentOf(task);
+  // Asked of every task at every change of the data: a top-level one costs nothing.
+  if (parent === null) return false;
+  const seen = new Set<string>([task.id]);
   while (parent !== null && !seen.has(parent)) {
     const above = byId.get(parent);
     if (above === undefined) return false;

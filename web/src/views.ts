@@ -192,7 +192,10 @@ export function rowsOf(route: Route, input: ViewInput): Row[] {
   const { zone, today } = input;
   const collapsed = input.collapsed ?? NO_COLLAPSED;
   const byId = input.byId;
-  const tasks = byId === undefined ? input.tasks : input.tasks.filter((task) => !underTrash(task, byId));
+  const tasks =
+    byId === undefined || !input.tasks.some((task) => (task.parentId ?? null) !== null)
+      ? input.tasks
+      : input.tasks.filter((task) => !underTrash(task, byId));
   const tasksOnly = (list: Task[]): Row[] => list.map((task) => ({ type: 'task', task }));
   switch (route.kind) {
     case 'settings':
