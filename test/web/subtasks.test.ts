@@ -83,6 +83,7 @@ describe('subtasks and reminders in the web app (WEB.md 1b)', { timeout: 3 * E2E
       await details.getByRole('combobox', { name: 'New reminder' }).selectOption('at');
       await details.getByLabel('Reminder time').fill('2030-01-02T09:00');
       await details.getByRole('button', { name: 'Add reminder' }).click();
+      await details.getByRole('button', { name: 'Remove reminder at 2030-01-02 09:00' }).waitFor();
       await details.getByRole('combobox', { name: 'New reminder' }).selectOption('end_at');
       await details.getByRole('spinbutton', { name: 'Minutes before' }).fill('30');
       await details.getByRole('button', { name: 'Add reminder' }).click();

@@ -8,7 +8,7 @@ import { formatWireDate } from '../../../src/client/index.js';
 import type { Reminder, ReminderBody, Task } from '../api.ts';
 import { edit } from '../actions.ts';
 import { describeInstant, instantOf } from '../dates.ts';
-import { today, zone } from '../state.ts';
+import { tasks, today, zone } from '../state.ts';
 
 export const MAX_REMINDERS = 10;
 /** The contract's longest "before": four weeks, in minutes. */
@@ -59,7 +59,10 @@ export function RemindersSection({ task }: { readonly task: Task }) {
   const reminders = task.reminders ?? [];
   const full = reminders.length >= MAX_REMINDERS;
 
-  const save = (next: readonly ReminderBody[]): void => edit(task, { reminders: next });
+  // The copy as it is now, not as this panel was last drawn: a reminder added a moment before may
+  // not have been drawn yet, and must not be dropped by the next change.
+  const current = (): Task => tasks.value.get(task.id) ?? task;
+  const save = (next: readonly ReminderBody[]): void => edit(current(), { reminders: next });
   const add = (): void => {
     let reminder: ReminderBody;
     if (kind.value === 'at') {
@@ -78,7 +81,7 @@ export function RemindersSection({ task }: { readonly task: Task }) {
       reminder = { before, of: kind.value };
     }
     problem.value = null;
-    save([...reminders.map(bodyOf), reminder]);
+    save([...(current().reminders ?? []).map(bodyOf), reminder]);
     askToNotify();
   };
 
@@ -116,9 +119,12 @@ export function RemindersSection({ task }: { readonly task: Task }) {
         <p class="hint">At most {MAX_REMINDERS} reminders: remove one to add another.</p>
       ) : (
         <div class="reminder-add">
-          <label class="field">
-            <span>New reminder</span>
+          {/* Labelled by id, not by wrapping: a wrapping label's name would take in the options'
+              text, and "before the start" would then answer to the label **Start**. */}
+          <div class="field">
+            <label for="new-reminder">New reminder</label>
             <select
+              id="new-reminder"
               value={kind.value}
               onChange={(event) => {
                 const value = event.currentTarget.value;
@@ -129,7 +135,7 @@ export function RemindersSection({ task }: { readonly task: Task }) {
               <option value="start_at">before the start</option>
               <option value="end_at">before the deadline</option>
             </select>
-          </label>
+          </div>
           {kind.value === 'at' ? (
             <label class="field">
               <span>Reminder time</span>
