@@ -67,7 +67,11 @@ export function nest(members: readonly Task[], collapsed: ReadonlySet<string>): 
   return out;
 }
 
-/** Whether a task's parent, or one of its ancestors, is in the trash (the server trashes the subtree). */
+/**
+ * Whether a task's parent, or one of its ancestors, is in the trash or gone from the copy: the
+ * server trashes and deletes a whole subtree in one commit, and the next round brings each
+ * subtask's own change; until then the list already leaves them out.
+ */
 export function underTrash(task: Task, byId: ReadonlyMap<string, Task>): boolean {
   let parent = parentOf(task);
   // Asked of every task at every change of the data: a top-level one costs nothing.
@@ -75,7 +79,7 @@ export function underTrash(task: Task, byId: ReadonlyMap<string, Task>): boolean
   const seen = new Set<string>([task.id]);
   while (parent !== null && !seen.has(parent)) {
     const above = byId.get(parent);
-    if (above === undefined) return false;
+    if (above === undefined) return true;
     if (above.trashed !== null) return true;
     seen.add(parent);
     parent = parentOf(above);

@@ -70,7 +70,7 @@ describe('placeAmong', () => {
 });
 
 describe('counts and the trash', () => {
-  it('counts done and all subtasks, and hides a trashed parent’s subtree', () => {
+  it('counts done and all subtasks, and hides the subtree of a trashed or deleted parent', () => {
     const byId = new Map(
       [task('p', { trashed: 1 }), task('c', { parentId: 'p' }), task('g', { parentId: 'c', completed: 1 })].map(
         (item) => [item.id, item],
@@ -79,5 +79,6 @@ describe('counts and the trash', () => {
     expect(subtaskCounts(byId.values()).get('c')).toEqual({ done: 1, total: 1 });
     expect(underTrash(byId.get('g') ?? task('none'), byId)).toBe(true);
     expect(underTrash(byId.get('p') ?? task('none'), byId)).toBe(false);
+    expect(underTrash(task('orphan', { parentId: 'deleted' }), byId)).toBe(true);
   });
 });
