@@ -27,10 +27,30 @@ const TASKS = [
   { title: 'Buy light bulbs', attribute: 'next', context: '@errands', tags: ['shop'] },
   { title: 'Dentist', attribute: 'plan', start_at: `${day(0)} 15:30:00 +0000`, end_at: `${day(0)} 16:30:00 +0000` },
   { title: 'Water the plants', attribute: 'plan', start_at: day(1), all_day: true, repeater: 'FREQ=DAILY' },
-  { title: 'Renew passport', attribute: 'plan', start_at: day(-2), all_day: true, end_at: day(20), project: 'Admin' },
+  {
+    title: 'Renew passport',
+    attribute: 'plan',
+    start_at: day(-2),
+    all_day: true,
+    end_at: day(20),
+    project: 'Admin',
+    reminders: [{ at: `${day(3)} 09:00:00 +0000` }, { before: 1440, of: 'end_at' }],
+  },
   { title: 'Team offsite', attribute: 'plan', start_at: day(9), all_day: true, project: 'Work' },
   { title: 'Learn the cello', attribute: 'noplan' },
   { title: 'Parcel from the bike shop', attribute: 'waiting' },
+];
+
+/** Two trees of subtasks in the Inbox (WEB.md 1b): one shown open, one collapsed. */
+const SUBTASKS = [
+  { id: 'shot-move', title: 'Move to the new flat', project: 'House' },
+  { title: 'Order the boxes', parent_id: 'shot-move' },
+  { title: 'Tell the bank the new address', parent_id: 'shot-move' },
+  { id: 'shot-trip', title: 'Plan the trip to Lisbon', project: 'Travel', reminders: [{ before: 60, of: 'start_at' }] },
+  { title: 'Book the flights', parent_id: 'shot-trip', completed: `${day(-1)} 10:00:00 +0000` },
+  { title: 'Find a hotel near Alfama', parent_id: 'shot-trip', sort_order: 1 },
+  { id: 'shot-pack', title: 'Pack the bags', parent_id: 'shot-trip', sort_order: 2 },
+  { title: 'Buy a travel adapter', parent_id: 'shot-pack', tags: ['shop'] },
 ];
 
 /** What another app exports: the preview of its import is a screenshot of its own. */
@@ -100,6 +120,9 @@ async function themedShots(page: Page, origin: string): Promise<void> {
       await page.goto(`${origin}/#/next`);
       await page.getByRole('list', { name: 'Next' }).waitFor();
       await shot('next');
+      await page.goto(`${origin}/#/inbox`);
+      await page.getByRole('checkbox', { name: 'Complete Buy a travel adapter' }).waitFor();
+      await shot('subtasks');
       await page.getByRole('searchbox', { name: 'Search' }).fill('the');
       await page.getByRole('list', { name: 'Search results' }).waitFor();
       await shot('search');
@@ -107,6 +130,8 @@ async function themedShots(page: Page, origin: string): Promise<void> {
       await page.getByRole('button', { name: 'Renew passport' }).click();
       await page.getByRole('region', { name: 'Task details' }).waitFor();
       await shot('details');
+      await page.getByRole('group', { name: 'Reminders' }).scrollIntoViewIfNeeded();
+      await shot('reminders');
       await page.keyboard.press('Escape');
       await page.getByRole('region', { name: 'Task details' }).waitFor({ state: 'detached' });
       await page.goto(`${origin}/#/labels`);
@@ -139,6 +164,7 @@ async function main(): Promise<void> {
     const token = await cli(dataDir, ['token', 'create', 'ana', '--name', 'phone']);
     await post(origin, token, TASKS);
     await post(origin, token, [{ title: 'Book a table for the anniversary', project: 'Family', attribute: 'next' }]);
+    await post(origin, token, SUBTASKS);
     await colorProjects(origin, token);
     const resultPage = `${origin}/oauth/auth_result.html`;
     const [clientId = ''] = (
@@ -160,6 +186,7 @@ async function main(): Promise<void> {
     await signIn(page, origin, 'ana', PASSWORD);
     await page.getByRole('checkbox', { name: 'Complete Sort the receipts from the trip' }).waitFor();
     await page.evaluate('navigator.serviceWorker.ready.then(() => true)');
+    await page.getByRole('button', { name: 'Collapse Move to the new flat' }).click();
     await page.getByRole('textbox', { name: 'Add a task' }).fill('Book a table #Family @phone *dinner !2 ^fri');
     await shot('inbox');
     await page.getByRole('textbox', { name: 'Add a task' }).fill('');

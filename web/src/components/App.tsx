@@ -7,6 +7,7 @@ import {
   notice,
   online,
   openId,
+  listable,
   ready,
   route,
   search,
@@ -86,8 +87,13 @@ export function App() {
     };
   }, []);
 
+  // What the benchmark reads (tools/bench/web.ts): when the list first shows, and when the
+  // first listing is complete.
   useEffect(() => {
-    if (ready.value) performance.mark('inbox-shown');
+    if (listable.value && performance.getEntriesByName('inbox-shown').length === 0) performance.mark('inbox-shown');
+  }, [listable.value]);
+  useEffect(() => {
+    if (ready.value) performance.mark('all-listed');
   }, [ready.value]);
 
   if (signingIn.value && signedOut.value === null) {
@@ -172,7 +178,7 @@ export function App() {
         ) : (
           <>
             <QuickAddField />
-            {ready.value ? <TaskList /> : <p class="empty">Loading…</p>}
+            {listable.value ? <TaskList /> : <p class="empty">Loading…</p>}
           </>
         )}
       </main>

@@ -57,7 +57,14 @@ export function TaskList() {
                 <h2>{row.label}</h2>
               </li>
             ) : (
-              <TaskRow key={row.task.id} task={row.task} where={row.where} selected={row.task.id === selected} />
+              <TaskRow
+                key={row.task.id}
+                task={row.task}
+                where={row.where}
+                depth={row.depth}
+                branch={row.branch}
+                selected={row.task.id === selected}
+              />
             ),
           )}
         </ul>
