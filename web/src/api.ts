@@ -164,7 +164,7 @@ export async function fetchFresh(input: string, init: RequestInit): Promise<Resp
 }
 
 /** The SDK's refusals as the app reads them: E502, E503 and answers not from the service mean offline. */
-async function answerOf<T>(call: Promise<T>): Promise<T> {
+export async function answerOf<T>(call: Promise<T>): Promise<T> {
   try {
     return await call;
   } catch (error) {
