@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanUpProcesses, E2E_TEST_TIMEOUT_MS } from '../e2e/support/processes.js';
-import { audit, type Finding } from './support/axe.js';
 import {
   eventually,
   getTasks,
@@ -10,6 +9,7 @@ import {
   startWebFixture,
   type WebFixture,
 } from './support/browser.js';
+import { audit, type Finding } from './support/axe.js';
 
 describe(
   'accessibility: every view audited by axe, every action by keyboard',

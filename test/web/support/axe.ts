@@ -1,8 +1,9 @@
+/** axe-core, the kept library, run in the page: the accessibility audit of the browser tests. */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 
-/** axe-core, the kept library, run in the page (it is given as text: the page's policy forbids inline scripts, not this). */
+/** Given as text: the page's policy forbids inline scripts, not this. */
 const AXE_SOURCE = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 export interface Finding {
