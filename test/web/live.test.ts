@@ -1,5 +1,6 @@
 import { createServer, request as forward, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanUpProcesses, E2E_TEST_TIMEOUT_MS } from '../e2e/support/processes.js';
 import {
@@ -88,6 +89,42 @@ describe('live: the app waits for changes (API.md 4.6)', { timeout: E2E_TEST_TIM
     // The wait that was held answered it, and the app waits again from the new cursor.
     await expect.poll(() => waits.length, { timeout: SHOWS_WITHIN_MS }).toBeGreaterThan(0);
     expect(waits.every((url) => new URL(url).searchParams.get('wait') === '20')).toBe(true);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('two tabs of one account share one held wait, and both show a change made elsewhere', async () => {
+    const token = await newUser(fixture);
+    const { page, context, problems } = await openApp(fixture, token);
+    const second = await context.newPage();
+    second.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    // Its own tab, its own session storage: the token is put there as openApp does.
+    await second.goto(`${fixture.server.origin}/login`);
+    await second.evaluate(`sessionStorage.setItem(${JSON.stringify(TOKEN_STORAGE_KEY)}, ${JSON.stringify(token)})`);
+    await second.goto(`${fixture.server.origin}/`);
+    await waitForInbox(second);
+    // Waits held by the two tabs together, at most: the browser's six connections stay free. The
+    // waits held before the first change are not all seen; those after it are.
+    const held = new Set<Request>();
+    let most = 0;
+    let counting = false;
+    context.on('request', (sent) => {
+      if (!isWait(sent.url())) return;
+      held.add(sent);
+      if (counting) most = Math.max(most, held.size);
+    });
+    const ended = (sent: Request): void => void held.delete(sent);
+    context.on('requestfinished', ended);
+    context.on('requestfailed', ended);
+    for (const title of ['First elsewhere', 'Second elsewhere']) {
+      await postTask(fixture, token, { title });
+      for (const tab of [page, second]) {
+        await tab.getByRole('checkbox', { name: `Complete ${title}` }).waitFor({ timeout: SHOWS_WITHIN_MS });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      counting = true;
+    }
+    expect(most).toBe(1);
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -63,6 +63,7 @@ export class SyncEngine {
       sync: async () => this.sync(),
       tasksCursor: () => this.cursors.tasks,
       waitForTasks: async (cursor, seconds, signal) => this.api.waitForTasks(cursor, seconds, signal),
+      accountId: () => this.accountId,
     });
   }
 
