@@ -4,6 +4,8 @@
  * docs/web.md show them).
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
@@ -152,12 +154,64 @@ async function themedShots(page: Page, origin: string): Promise<void> {
   await page.emulateMedia({ colorScheme: 'light' });
 }
 
+/**
+ * Settings' Webhooks (API.md 4.7) at 1280 and 375 px, light and dark: a hook that delivers to a
+ * receiver here, its log open, and one whose host does not resolve (its failures shown).
+ */
+async function webhookShots(page: Page, origin: string, token: string): Promise<void> {
+  const receiver = createServer((incoming, outgoing) => {
+    incoming.resume();
+    incoming.on('end', () => outgoing.writeHead(204).end());
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/tasks`; // A TCP server's address.
+  try {
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const make = async (body: object): Promise<string> => {
+      const answer = await fetch(`${origin}/v1/webhooks`, { method: 'POST', headers, body: JSON.stringify(body) });
+      const made = (await answer.json()) as { id: string }; // The hook as docs/api.md shows it.
+      return made.id;
+    };
+    const id = await make({ url: hookUrl, events: ['task.created', 'task.completed'] });
+    await make({ url: 'https://hooks.example.invalid/tasks', events: ['*'] });
+    await post(origin, token, [{ id: 'shot-bill', title: 'Pay the electricity bill' }]);
+    await post(origin, token, [{ id: 'shot-bill', completed: day(0) }]);
+    for (let tries = 0; ; tries += 1) {
+      const log = await fetch(`${origin}/v1/webhooks/${id}/deliveries`, { headers });
+      if (((await log.json()) as { entries: unknown[] }).entries.length >= 2 || tries > 100) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    for (const [device, size] of [
+      // Tall enough for the whole section: a shot of an element is cut at the screen's edge.
+      ['desktop', { width: 1280, height: 1400 }],
+      ['phone', { width: 375, height: 1400 }],
+    ] as const) {
+      await page.setViewportSize(size);
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.goto(`${origin}/#/settings`);
+        const section = page.getByRole('region', { name: 'Webhooks' });
+        const open = section.getByRole('button', { name: `Deliveries to ${hookUrl}` });
+        // The page stays the same from one shot to the next: the log may be open already.
+        if ((await open.getAttribute('aria-expanded')) !== 'true') await open.click();
+        await section.getByRole('table').waitFor();
+        await page.waitForTimeout(200);
+        await section.screenshot({ path: path.join(SHOTS, `${device}-${scheme}-webhooks.png`) });
+      }
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+  } finally {
+    receiver.close();
+  }
+}
+
 async function main(): Promise<void> {
   await mkdir(SHOTS, { recursive: true });
   const dataDir = await mkdtemp(path.join(tmpdir(), 'task-service-web-shots-'));
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const origin = `http://127.0.0.1:${port}`;
-  const server = await serve(dataDir, port);
+  // Private addresses allowed: the webhooks' screenshot has a receiver on this machine.
+  const server = await serve(dataDir, port, ['--webhook-allow-private']);
   const browser = await launchChromium();
   try {
     await addUserWithPassword(dataDir, 'ana', PASSWORD);
@@ -232,6 +286,7 @@ async function main(): Promise<void> {
     await page.waitForTimeout(200);
     await importing.screenshot({ path: path.join(SHOTS, 'import-preview.png') });
     await themedShots(page, origin);
+    await webhookShots(page, origin, token);
     await page.setViewportSize({ width: 1200, height: 640 });
     await page.goto(`${origin}/#/inbox`);
     await page.getByRole('checkbox', { name: 'Complete Sort the receipts from the trip' }).waitFor();

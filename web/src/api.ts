@@ -196,7 +196,7 @@ export async function fetchFresh(input: string, init: RequestInit): Promise<Resp
 }
 
 /** The SDK's refusals as the app reads them: E502, E503 and answers not from the service mean offline. */
-async function answerOf<T>(call: Promise<T>): Promise<T> {
+export async function answerOf<T>(call: Promise<T>): Promise<T> {
   try {
     return await call;
   } catch (error) {
@@ -227,6 +227,11 @@ export interface ApiClient {
   postSettings(body: SettingsBody): Promise<Settings>;
   /** Creates or changes a project or context at once (not queued: the app says if it failed). */
   saveLabel(kind: 'projects' | 'contexts', body: LabelBody): Promise<Label>;
+  /**
+   * Resolves when a task changed after `cursor`, or `seconds` later with nothing (API.md 4.6);
+   * what changed is left for the next sync round to read. `signal` ends the wait early.
+   */
+  waitForTasks(cursor: string, seconds: number, signal: AbortSignal): Promise<void>;
 }
 
 /** `token` is asked for on every call, so a new sign-in needs no new client. */
@@ -249,6 +254,16 @@ export function createApi(token: () => string | null): ApiClient {
 
   return {
     list,
+    async waitForTasks(cursor, seconds, signal) {
+      const waiting = new TaskServiceClient({
+        baseUrl: location.origin,
+        token: token() ?? '',
+        fetch: async (input, init) => fetchFresh(input, { ...init, signal }),
+        retry: { retries: 0 },
+      });
+      // One entry is enough to know that something changed; the round reads them all.
+      await answerOf(waiting.tasks.list({ cursor, wait: seconds, limit: 1 }));
+    },
     async getTask(id) {
       return taskOf(await answerOf(client().tasks.get(id)));
     },

@@ -28,6 +28,7 @@ import { LabelsView } from './LabelsView.tsx';
 import { SearchSave } from './SearchSave.tsx';
 import { SettingsView } from './SettingsView.tsx';
 import { TaskList } from './TaskList.tsx';
+import { ReminderAlerts } from './ReminderAlerts.tsx';
 import { Toast } from './Toast.tsx';
 import '../theme.ts';
 
@@ -185,6 +186,7 @@ export function App() {
       <Details />
       <Help />
       <Toast />
+      <ReminderAlerts />
     </div>
   );
 }

@@ -9,6 +9,7 @@ import { PasswordSection } from './PasswordSection.tsx';
 import { PhonesSection } from './PhonesSection.tsx';
 import { ExportSection, ImportSection } from './PortabilitySection.tsx';
 import { TokensSection } from './TokensSection.tsx';
+import { WebhooksSection } from './WebhooksSection.tsx';
 
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
@@ -30,6 +31,7 @@ export function SettingsView() {
       <PhonesSection />
       <TokensSection />
       <AppsSection />
+      <WebhooksSection />
       <ExportSection />
       <ImportSection />
     </div>
