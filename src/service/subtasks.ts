@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { invalid } from '../domain/errors.js';
 import { TASK_FIELDS, type Label, type Task, type TaskDraft, type TaskInput } from '../domain/task.js';
 import { mergeTask, type MergeContext } from '../domain/task-rules.js';
@@ -42,7 +43,7 @@ async function refuseLoop(tx: WriteTx, id: string, parent: Task): Promise<void> 
 }
 
 /** What a change of a task does to each task below it. */
-function changeBelow(before: Task, after: Task): ((child: Task) => TaskInput) | undefined {
+export function changeBelow(before: Task, after: Task): ((child: Task) => TaskInput) | undefined {
   if (before.deleted === null && after.deleted !== null) return () => ({ deleted: after.deleted });
   const moved = !TASK_FIELDS.project.same(before.project, after.project);
   const trashed = before.trashed === null && after.trashed !== null;
@@ -55,26 +56,69 @@ function changeBelow(before: Task, after: Task): ((child: Task) => TaskInput) | 
 }
 
 /**
+ * The most tasks below one change that its own commit writes. A larger subtree is written ahead
+ * in commits of this many (subtree-ahead.ts), so that other accounts' writes commit in between
+ * (SQLite has one writer), and the task itself after them.
+ */
+export const SUBTREE_COMMIT = 500;
+
+/**
+ * Raised by `carryToSubtree` when more than SUBTREE_COMMIT tasks below a change would change:
+ * the request's transaction rolls back, the subtree is written ahead, and the request runs again.
+ */
+export class LargeSubtree extends Error {
+  constructor(
+    readonly before: Task,
+    readonly after: Task,
+  ) {
+    super(`the subtree of ${after.id} is written ahead in commits of ${SUBTREE_COMMIT}`);
+    this.name = 'LargeSubtree';
+  }
+}
+
+/**
+ * How large a subtree one commit may carry: unbounded (CalDAV, imports: one commit, as the
+ * contract has it), or bounded but for the tasks whose subtree was already written ahead.
+ */
+export type SubtreeBound = 'unbounded' | { readonly writtenAhead: ReadonlySet<string> };
+
+/**
+ * Tasks written between two turns of the event loop, as renames do (labels.ts): a put on SQLite
+ * does not wait for anything, and other accounts' reads must be answered meanwhile.
+ */
+const TASKS_PER_TURN = 500;
+
+/**
  * Carries a task's move to another project, its trashing, restoring and deletion down its whole
  * subtree, in the caller's transaction: each task below a change of its own, with its own `rev`.
- * Read level by level (one read per level, however wide).
+ * Read level by level (one read per level, however wide). Past the bound, raises LargeSubtree
+ * before anything of the subtree is written.
  */
 export async function carryToSubtree(
   tx: WriteTx,
   before: Task | undefined,
   after: Task,
   context: Omit<MergeContext, 'project' | 'context'>,
+  bound: SubtreeBound = 'unbounded',
 ): Promise<void> {
   if (before === undefined) return;
   const change = changeBelow(before, after);
   if (change === undefined) return;
   const project: Label | null = after.project;
+  const drafts: TaskDraft[] = [];
   for (let level = [after.id]; level.length > 0;) {
     const children = await tx.childrenOf(level);
     for (const child of children) {
       const draft = mergeTask(child, change(child), { ...context, project, context: undefined });
-      if (!sameTask(child, draft)) await tx.put('task', draft);
+      if (!sameTask(child, draft)) drafts.push(draft);
     }
     level = children.map((child) => child.id);
+  }
+  if (bound !== 'unbounded' && !bound.writtenAhead.has(after.id) && drafts.length > SUBTREE_COMMIT) {
+    throw new LargeSubtree(before, after);
+  }
+  for (const [index, draft] of drafts.entries()) {
+    await tx.put('task', draft);
+    if ((index + 1) % TASKS_PER_TURN === 0) await nextTurn();
   }
 }
