@@ -4,6 +4,7 @@ import { TASK_FIELDS, type Label, type Task, type TaskDraft, type TaskInput } fr
 import { mergeTask, type MergeContext } from '../domain/task-rules.js';
 import { sameTask } from '../domain/unchanged.js';
 import type { WriteTx } from '../store/store.js';
+import { walkBelow } from './subtree-walk.js';
 
 /**
  * The rules of subtasks (contract section 4.4), which every writer meets (/v1, CalDAV, imports):
@@ -78,9 +79,19 @@ export class LargeSubtree extends Error {
 
 /**
  * How large a subtree one commit may carry: unbounded (CalDAV, imports: one commit, as the
- * contract has it), or bounded but for the tasks whose subtree was already written ahead.
+ * contract has it), or bounded but for the tasks whose subtree was written ahead, each with the
+ * state it was written ahead for.
  */
-export type SubtreeBound = 'unbounded' | { readonly writtenAhead: ReadonlySet<string> };
+export type SubtreeBound = 'unbounded' | { readonly writtenAhead: ReadonlyMap<string, Task> };
+
+/** Whether two states of a task carry the same change to the tasks below it. */
+function sameCarry(ahead: Task, after: Task): boolean {
+  return (
+    TASK_FIELDS.project.same(ahead.project, after.project) &&
+    (ahead.trashed === null) === (after.trashed === null) &&
+    (ahead.deleted === null) === (after.deleted === null)
+  );
+}
 
 /**
  * Tasks written between two turns of the event loop, as renames do (labels.ts): a put on SQLite
@@ -91,8 +102,9 @@ const TASKS_PER_TURN = 500;
 /**
  * Carries a task's move to another project, its trashing, restoring and deletion down its whole
  * subtree, in the caller's transaction: each task below a change of its own, with its own `rev`.
- * Read level by level (one read per level, however wide). Past the bound, raises LargeSubtree
- * before anything of the subtree is written.
+ * Bounded, it raises LargeSubtree as soon as more than SUBTREE_COMMIT would change, before any is
+ * written; and a subtree written ahead for this very change is not read again (the write-ahead
+ * ended with a pass over the whole subtree).
  */
 export async function carryToSubtree(
   tx: WriteTx,
@@ -104,18 +116,16 @@ export async function carryToSubtree(
   if (before === undefined) return;
   const change = changeBelow(before, after);
   if (change === undefined) return;
+  const ahead = bound === 'unbounded' ? undefined : bound.writtenAhead.get(after.id);
+  if (ahead !== undefined && sameCarry(ahead, after)) return;
   const project: Label | null = after.project;
   const drafts: TaskDraft[] = [];
-  for (let level = [after.id]; level.length > 0;) {
-    const children = await tx.childrenOf(level);
+  for await (const children of walkBelow((ids) => tx.childrenOf(ids), after.id)) {
     for (const child of children) {
       const draft = mergeTask(child, change(child), { ...context, project, context: undefined });
       if (!sameTask(child, draft)) drafts.push(draft);
     }
-    level = children.map((child) => child.id);
-  }
-  if (bound !== 'unbounded' && !bound.writtenAhead.has(after.id) && drafts.length > SUBTREE_COMMIT) {
-    throw new LargeSubtree(before, after);
+    if (bound !== 'unbounded' && drafts.length > SUBTREE_COMMIT) throw new LargeSubtree(before, after);
   }
   for (const [index, draft] of drafts.entries()) {
     await tx.put('task', draft);

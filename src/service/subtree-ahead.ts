@@ -1,8 +1,9 @@
-import type { Label, Task } from '../domain/task.js';
+import type { Label, Task, TaskDraft } from '../domain/task.js';
 import { mergeTask, type MergeContext } from '../domain/task-rules.js';
 import { sameTask } from '../domain/unchanged.js';
-import type { Store } from '../store/store.js';
+import type { Store, WriteTx } from '../store/store.js';
 import { changeBelow, SUBTREE_COMMIT, type LargeSubtree } from './subtasks.js';
+import { visitBelow, walkBelow } from './subtree-walk.js';
 
 /** A task below the changed one, with the parent it had when the subtree was read. */
 interface Below {
@@ -11,10 +12,15 @@ interface Below {
 }
 
 /**
- * Writes a large subtree's change ahead of the request that makes it (contract 4.4, issue #22):
- * the tasks below, deepest first, in commits of SUBTREE_COMMIT, each task its own change with its
- * own `rev`. Other accounts' writes commit between two of them; the task itself is left to the
- * request, which runs again and writes it last, with whatever of the subtree changed meanwhile.
+ * Writes a large subtree's change ahead of the request that makes it (contract 4.4, issue #22),
+ * each task below its own change with its own `rev`, in transactions that each hold the store
+ * briefly, so that other accounts' writes commit between them:
+ * 1. the subtree is read top-down, a slice of about READ_SLICE tasks per transaction;
+ * 2. the change is written deepest first, SUBTREE_COMMIT tasks per commit;
+ * 3. a last pass, top-down a slice per transaction, changes what the account's other writes put
+ *    below meanwhile (a new subtask of a task not yet moved).
+ * The task itself is left to the request, which runs again and writes it last without reading
+ * the subtree again. Answers the task's state the subtree was written for.
  *
  * Deepest first, so that at every commit a task changed this way has its whole subtree changed
  * already: a trashed or deleted task never has a live task below it, and a request cut short
@@ -25,39 +31,65 @@ export async function writeSubtreeAhead(
   accountId: number,
   large: LargeSubtree,
   context: Omit<MergeContext, 'project' | 'context'>,
-): Promise<void> {
+): Promise<Task> {
   const change = changeBelow(large.before, large.after);
-  if (change === undefined) return;
-  const project: Label | null = large.after.project;
-  const below = await store.write(accountId, (tx) => readBelow((ids) => tx.childrenOf(ids), large.after.id));
+  if (change === undefined) return large.after;
+  const project = await store.write(accountId, (tx) => committedProject(tx, large.after.project));
+  const changed = (task: Task): TaskDraft | undefined => {
+    const draft = mergeTask(task, change(task), { ...context, project, context: undefined });
+    return sameTask(task, draft) ? undefined : draft;
+  };
+  const rootId = large.after.id;
+
+  const below: Below[] = [];
+  for await (const children of walkBelow((ids) => store.write(accountId, (tx) => tx.childrenOf(ids)), rootId)) {
+    for (const child of children) if (child.parentId !== null) below.push({ id: child.id, parentId: child.parentId });
+  }
+
   for (let end = below.length; end > 0; end -= SUBTREE_COMMIT) {
-    const chunk = below.slice(Math.max(0, end - SUBTREE_COMMIT), end);
-    const wanted = new Map(chunk.map((task) => [task.id, task.parentId]));
+    const wanted = new Map(below.slice(Math.max(0, end - SUBTREE_COMMIT), end).map((task) => [task.id, task.parentId]));
     await store.write(accountId, async (tx) => {
-      // One read for the chunk: the live children of its parents, of which the chunk's tasks.
-      const current = await tx.childrenOf([...new Set(wanted.values())]);
-      // A task moved elsewhere or deleted meanwhile is not in it: the request's own commit walks
-      // the subtree again.
-      for (const task of current.filter((found) => wanted.get(found.id) === found.parentId)) {
-        const draft = mergeTask(task, change(task), { ...context, project, context: undefined });
-        if (!sameTask(task, draft)) await tx.put('task', draft);
+      // One read for the chunk: the live children of its parents, of which the chunk's tasks. One
+      // moved elsewhere or deleted meanwhile is not among them, and is left alone.
+      for (const task of await tx.childrenOf([...new Set(wanted.values())])) {
+        const draft = wanted.get(task.id) === task.parentId ? changed(task) : undefined;
+        if (draft !== undefined) await tx.put('task', draft);
       }
     });
   }
+
+  await visitBelow(
+    (ids) =>
+      store.write(accountId, async (tx) => {
+        const children = await tx.childrenOf(ids);
+        for (const child of children) {
+          const draft = changed(child);
+          if (draft !== undefined) await tx.put('task', draft);
+        }
+        return children;
+      }),
+    rootId,
+  );
+  return { ...large.after, project };
 }
 
-/** Every live task below `rootId`, level by level from the top (one read per level). */
-async function readBelow(
-  childrenOf: (ids: readonly string[]) => Promise<readonly Task[]>,
-  rootId: string,
-): Promise<Below[]> {
-  const below: Below[] = [];
-  for (let level = [rootId]; level.length > 0;) {
-    const children = await childrenOf(level);
-    for (const child of children) {
-      if (child.parentId !== null) below.push({ id: child.id, parentId: child.parentId });
-    }
-    level = children.map((child) => child.id);
-  }
-  return below;
+/**
+ * The project to move the subtree to, committed: the request that raised LargeSubtree may have
+ * made it by name in its transaction, which rolled back. Made here as that request would make it,
+ * or the live project of that name when another request made one meanwhile; the request, run
+ * again, then finds it by name.
+ */
+async function committedProject(tx: WriteTx, project: Label | null): Promise<Label | null> {
+  if (project === null || (await tx.get('project', project.id)) !== undefined) return project;
+  const live = await tx.findLive('project', project.name);
+  if (live !== undefined) return { id: live.id, name: live.name };
+  await tx.put('project', {
+    id: project.id,
+    name: project.name,
+    notes: '',
+    archived: null,
+    deleted: null,
+    color: null,
+  });
+  return project;
 }

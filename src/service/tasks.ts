@@ -28,14 +28,16 @@ export class TaskService {
    * the request runs again (subtree-ahead.ts): other accounts are not held meanwhile.
    */
   async upsert(account: Account, inputs: readonly TaskInput[], request: WriteRequest): Promise<WriteOutcome<'task'>> {
-    const writtenAhead = new Set<string>();
-    for (;;) {
+    const writtenAhead = new Map<string, Task>();
+    // Each large subtree of the request once, and once more should a concurrent change have
+    // made it differ from what was written ahead.
+    for (let attempt = 0; ; attempt += 1) {
       try {
         return await this.#upsertOnce(account, inputs, request, { writtenAhead });
       } catch (error) {
-        if (!(error instanceof LargeSubtree) || writtenAhead.has(error.after.id)) throw error;
-        await writeSubtreeAhead(this.store, account.id, error, treeContext(account.timezone, this.now()));
-        writtenAhead.add(error.after.id);
+        if (!(error instanceof LargeSubtree) || attempt > 2 * inputs.length) throw error;
+        const ahead = await writeSubtreeAhead(this.store, account.id, error, treeContext(account.timezone, this.now()));
+        writtenAhead.set(ahead.id, ahead);
       }
     }
   }

@@ -50,6 +50,8 @@ describe.each(ENGINES)('a subtree of 10,000 tasks on %s', (engine) => {
     for (const { user } of [mover, reference]) await plantTree(store, await suite().accountIdOf(user), 100, 99);
     const start = await mover.client.listTasks();
     expect(start.entries).toHaveLength(10_001);
+    const moverId = await suite().accountIdOf(mover.user);
+    const headBefore = (await store.head(moverId))?.rev ?? 0;
 
     let moveDone = false;
     const moving = mover.client.createTask({ id: 'root', project: 'Garden' }).finally(() => {
@@ -71,7 +73,10 @@ describe.each(ENGINES)('a subtree of 10,000 tasks on %s', (engine) => {
     await store.write(referenceId, (tx) => upsertOne(tx, 'UTC', { id: 'root', project: { name: 'Garden' } }, 0));
     const after = (await mover.client.listTasks()).entries;
     expect(shape(after)).toEqual(shape((await reference.client.listTasks()).entries));
-    expect(after.every((task) => task.project === 'Garden')).toBe(true);
+    // One project made (by name, in the request) and each task written once, all pointing at it.
+    expect(new Set(after.map((task) => task.project_id))).toEqual(new Set([moved.project_id]));
+    expect((await mover.client.get(`/v1/projects/${moved.project_id ?? ''}`)).status).toBe(200);
+    expect(((await store.head(moverId))?.rev ?? 0) - headBefore).toBe(10_002);
 
     // A syncing client sees every task change, each with its own rev.
     const synced = await changesAfter(mover.client, start.cursor);
