@@ -64,25 +64,33 @@ export function changeBelow(before: Task, after: Task): ((child: Task) => TaskIn
 export const SUBTREE_COMMIT = 500;
 
 /**
- * Raised by `carryToSubtree` when more than SUBTREE_COMMIT tasks below a change would change:
- * the request's transaction rolls back, the subtree is written ahead, and the request runs again.
+ * A change carried to more than SUBTREE_COMMIT tasks below, which `carryToSubtree` (bounded) left
+ * for the subtree to be written ahead: the task's state before the request and after it.
  */
-export class LargeSubtree extends Error {
-  constructor(
-    readonly before: Task,
-    readonly after: Task,
-  ) {
-    super(`the subtree of ${after.id} is written ahead in commits of ${SUBTREE_COMMIT}`);
-    this.name = 'LargeSubtree';
+export interface LargeSubtree {
+  readonly before: Task;
+  readonly after: Task;
+}
+
+/**
+ * Raised at the end of a request whose changes carry to large subtrees, once every other rule of
+ * the request passed: its transaction rolls back, the subtrees are written ahead, and the request
+ * runs again. A request refused for any other reason writes nothing ahead.
+ */
+export class LargeSubtrees extends Error {
+  constructor(readonly subtrees: readonly LargeSubtree[]) {
+    super(`${subtrees.length} subtrees are written ahead in commits of ${SUBTREE_COMMIT}`);
+    this.name = 'LargeSubtrees';
   }
 }
 
 /**
  * How large a subtree one commit may carry: unbounded (CalDAV, imports: one commit, as the
- * contract has it), or bounded but for the tasks whose subtree was written ahead, each with the
- * state it was written ahead for.
+ * contract has it), or bounded: a larger one is noted in `large` and not carried, but for the
+ * tasks whose subtree was written ahead, each with the state it was written ahead for.
  */
-export type SubtreeBound = 'unbounded' | { readonly writtenAhead: ReadonlyMap<string, Task> };
+export type SubtreeBound =
+  'unbounded' | { readonly writtenAhead: ReadonlyMap<string, Task>; readonly large: LargeSubtree[] };
 
 /** Whether two states of a task carry the same change to the tasks below it. */
 function sameCarry(ahead: Task, after: Task): boolean {
@@ -102,9 +110,9 @@ const TASKS_PER_TURN = 500;
 /**
  * Carries a task's move to another project, its trashing, restoring and deletion down its whole
  * subtree, in the caller's transaction: each task below a change of its own, with its own `rev`.
- * Bounded, it raises LargeSubtree as soon as more than SUBTREE_COMMIT would change, before any is
- * written; and a subtree written ahead for this very change is not read again (the write-ahead
- * ended with a pass over the whole subtree).
+ * Bounded, it stops reading as soon as more than SUBTREE_COMMIT would change and notes the change
+ * in `bound.large`, writing none; and a subtree written ahead for this very change is not read
+ * again (the write-ahead ended with a pass over the whole subtree).
  */
 export async function carryToSubtree(
   tx: WriteTx,
@@ -125,7 +133,10 @@ export async function carryToSubtree(
       const draft = mergeTask(child, change(child), { ...context, project, context: undefined });
       if (!sameTask(child, draft)) drafts.push(draft);
     }
-    if (bound !== 'unbounded' && drafts.length > SUBTREE_COMMIT) throw new LargeSubtree(before, after);
+    if (bound !== 'unbounded' && drafts.length > SUBTREE_COMMIT) {
+      bound.large.push({ before, after });
+      return;
+    }
   }
   for (const [index, draft] of drafts.entries()) {
     await tx.put('task', draft);

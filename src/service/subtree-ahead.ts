@@ -1,4 +1,4 @@
-import type { Label, Task, TaskDraft } from '../domain/task.js';
+import { TASK_FIELDS, type Label, type Task, type TaskDraft } from '../domain/task.js';
 import { mergeTask, type MergeContext } from '../domain/task-rules.js';
 import { sameTask } from '../domain/unchanged.js';
 import type { Store, WriteTx } from '../store/store.js';
@@ -35,8 +35,15 @@ export async function writeSubtreeAhead(
   const change = changeBelow(large.before, large.after);
   if (change === undefined) return large.after;
   const project = await store.write(accountId, (tx) => committedProject(tx, large.after.project));
+  // Only a move names the project: another large change of the same request may not have been
+  // carried yet when this one was noted, so the task's project then is no guide.
+  const moved = !TASK_FIELDS.project.same(large.before.project, large.after.project);
   const changed = (task: Task): TaskDraft | undefined => {
-    const draft = mergeTask(task, change(task), { ...context, project, context: undefined });
+    const draft = mergeTask(task, change(task), {
+      ...context,
+      project: moved ? project : undefined,
+      context: undefined,
+    });
     return sameTask(task, draft) ? undefined : draft;
   };
   const rootId = large.after.id;

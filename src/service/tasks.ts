@@ -11,7 +11,7 @@ import type { StorageQuota } from '../domain/storage-quota.js';
 import type { Clock, Micros } from '../domain/time.js';
 import { writeOnce, type WriteRequest } from './idempotency.js';
 import { newRecordId } from './ids.js';
-import { carryToSubtree, LargeSubtree, placeInTree, type SubtreeBound } from './subtasks.js';
+import { carryToSubtree, LargeSubtrees, placeInTree, type LargeSubtree, type SubtreeBound } from './subtasks.js';
 import { writeSubtreeAhead } from './subtree-ahead.js';
 
 export class TaskService {
@@ -33,11 +33,14 @@ export class TaskService {
     // made it differ from what was written ahead.
     for (let attempt = 0; ; attempt += 1) {
       try {
-        return await this.#upsertOnce(account, inputs, request, { writtenAhead });
+        return await this.#upsertOnce(account, inputs, request, writtenAhead);
       } catch (error) {
-        if (!(error instanceof LargeSubtree) || attempt > 2 * inputs.length) throw error;
-        const ahead = await writeSubtreeAhead(this.store, account.id, error, treeContext(account.timezone, this.now()));
-        writtenAhead.set(ahead.id, ahead);
+        if (!(error instanceof LargeSubtrees) || attempt > 2 * inputs.length) throw error;
+        const context = treeContext(account.timezone, this.now());
+        for (const large of error.subtrees) {
+          const ahead = await writeSubtreeAhead(this.store, account.id, large, context);
+          writtenAhead.set(ahead.id, ahead);
+        }
       }
     }
   }
@@ -46,19 +49,24 @@ export class TaskService {
     account: Account,
     inputs: readonly TaskInput[],
     request: WriteRequest,
-    bound: SubtreeBound,
+    writtenAhead: ReadonlyMap<string, Task>,
   ): Promise<WriteOutcome<'task'>> {
     const zone = account.timezone;
-    return this.store.write(account.id, (tx) =>
-      writeOnce(tx, 'task', request.idempotency, this.now(), () =>
+    return this.store.write(account.id, async (tx) => {
+      const large: LargeSubtree[] = [];
+      const bound = { writtenAhead, large };
+      const outcome = await writeOnce(tx, 'task', request.idempotency, this.now(), () =>
         withinQuota(tx, this.quota, async () => ({
           kind: 'task' as const,
           zone,
           many: request.many,
           records: await applyEach(inputs, request.many, (input) => upsertOne(tx, zone, input, this.now(), bound)),
         })),
-      ),
-    );
+      );
+      // Every rule of the request passed: only now may its large subtrees be written ahead.
+      if (large.length > 0) throw new LargeSubtrees(large);
+      return outcome;
+    });
   }
 }
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { upsertOne } from '../../src/service/tasks.js';
 import type { Store } from '../../src/store/store.js';
 import { ENGINES } from '../support/harness.js';
-import type { Client, WireTask } from './support/api.js';
+import { expectInvalid, type Client, type WireTask } from './support/api.js';
 import { useHarness } from './support/setup.js';
 
 /** A root with `wide` children, each with `deep` children of its own: wide × (deep + 1) below. */
@@ -118,4 +118,36 @@ describe.each(ENGINES)('a subtree of 10,000 tasks on %s', (engine) => {
       }
     },
   );
+
+  it('writes nothing ahead for a request refused, and carries large changes of one array as one commit would', async () => {
+    const store = suite().harness.store;
+    const ahead = await suite().newClient();
+    const reference = await suite().newClient();
+    // Two children of 600 tasks each: the root's move and c0's trashing are both large.
+    for (const { user } of [ahead, reference]) await plantTree(store, await suite().accountIdOf(user), 2, 600);
+    const aheadId = await suite().accountIdOf(ahead.user);
+    const headBefore = (await store.head(aheadId))?.rev;
+
+    const refused = await ahead.client.post('/v1/tasks', [
+      { id: 'root', project: 'Garden' },
+      { title: 'x', parent_id: 'none' },
+    ]);
+    expectInvalid(refused, '[1].parent_id');
+    expect((await store.head(aheadId))?.rev).toBe(headBefore);
+
+    const trashed = '2026-11-20 10:00:00 +0000';
+    await ahead.client.postTasks([
+      { id: 'root', project: 'Garden' },
+      { id: 'c0', trashed },
+    ]);
+    const referenceId = await suite().accountIdOf(reference.user);
+    await store.write(referenceId, async (tx) => {
+      await upsertOne(tx, 'UTC', { id: 'root', project: { name: 'Garden' } }, 0);
+      await upsertOne(tx, 'UTC', { id: 'c0', trashed: Date.UTC(2026, 10, 20, 10) * 1000 }, 0);
+    });
+    const after = (await ahead.client.listTasks()).entries;
+    expect(shape(after)).toEqual(shape((await reference.client.listTasks()).entries));
+    expect(after.filter((task) => task.trashed === trashed)).toHaveLength(601);
+    expect(after.every((task) => task.project === 'Garden')).toBe(true);
+  });
 });
