@@ -23,9 +23,10 @@ export class TaskService {
 
   /**
    * Creates or updates each task, all in one transaction: every change gets its own `rev`, and one
-   * refused task refuses them all. In a request of several the error names the index. A change
-   * carried to more than SUBTREE_COMMIT tasks below is written ahead in commits of that many, and
-   * the request runs again (subtree-ahead.ts): other accounts are not held meanwhile.
+   * refused task refuses them all. In a request of several the error names the index. Where one
+   * account's commit holds every other (SQLite), a change carried to more than SUBTREE_COMMIT tasks
+   * below is written ahead in commits of that many, and the request runs again (subtree-ahead.ts):
+   * other accounts are not held meanwhile.
    */
   async upsert(account: Account, inputs: readonly TaskInput[], request: WriteRequest): Promise<WriteOutcome<'task'>> {
     const writtenAhead = new Map<string, Task>();
@@ -54,7 +55,8 @@ export class TaskService {
     const zone = account.timezone;
     return this.store.write(account.id, async (tx) => {
       const large: LargeSubtree[] = [];
-      const bound = { writtenAhead, large };
+      // Where one account's commit holds no other (PostgreSQL), a subtree of any size is one commit.
+      const bound: SubtreeBound = this.store.oneWriterForAll ? { writtenAhead, large } : 'unbounded';
       const outcome = await writeOnce(tx, 'task', request.idempotency, this.now(), () =>
         withinQuota(tx, this.quota, async () => ({
           kind: 'task' as const,
