@@ -18,8 +18,11 @@
  * is gone (the round fails too) is offline, not cut: the app polls until it is back.
  */
 
-/** Held long enough to save most rounds, short enough for proxies that cut at 30 s. */
-export const WAIT_SECONDS = 20;
+/**
+ * Only tasks are waited on, so the wait is short enough that a change of a project, a context or
+ * the settings made elsewhere still shows within 5 s (WEB.md 3): each wait's end starts a round.
+ */
+export const WAIT_SECONDS = 4;
 /** A round every 2 s when offline or polling: another client's change shows within 5 s (WEB.md 3). */
 export const POLL_MS = 2000;
 export const CUTS_BEFORE_POLLING = 3;
