@@ -103,9 +103,6 @@ function ProfileForm() {
           ))}
         </select>
       </label>
-      <p role="status" class="status">
-        {status.value}
-      </p>
       <label class="field">
         <span>Theme</span>
         <select value={theme.value} onChange={(event) => chooseTheme(themeOf(event.currentTarget.value))}>
@@ -114,6 +111,9 @@ function ProfileForm() {
           <option value="dark">Dark</option>
         </select>
       </label>
+      <p role="status" class="status">
+        {status.value}
+      </p>
     </form>
   );
 }

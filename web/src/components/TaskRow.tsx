@@ -48,6 +48,7 @@ export function TaskRow({
   where,
   depth = 0,
   branch = false,
+  tree = false,
 }: {
   readonly task: Task;
   readonly selected: boolean;
@@ -57,6 +58,8 @@ export function TaskRow({
   readonly depth?: number | undefined;
   /** Subtasks are shown under it (it can be collapsed). */
   readonly branch?: boolean | undefined;
+  /** Some row of the list has a toggle: this one keeps the toggle's room too. */
+  readonly tree?: boolean | undefined;
 }) {
   const open = (): void => {
     selectedId.value = task.id;
@@ -97,14 +100,17 @@ export function TaskRow({
           <span aria-hidden="true">{hidden ? '▸' : '▾'}</span>
         </button>
       ) : (
-        depth > 0 && <span class="toggle" aria-hidden="true" />
+        (tree || depth > 0) && <span class="toggle" aria-hidden="true" />
       )}
-      <input
-        type="checkbox"
-        aria-label={`Complete ${task.title}`}
-        checked={task.completed !== null}
-        onChange={(event) => setCompleted(task, event.currentTarget.checked)}
-      />
+      {/* The label widens the checkbox's target to a finger's (styles.css); the name stays its own. */}
+      <label class="check">
+        <input
+          type="checkbox"
+          aria-label={`Complete ${task.title}`}
+          checked={task.completed !== null}
+          onChange={(event) => setCompleted(task, event.currentTarget.checked)}
+        />
+      </label>
       <button type="button" class="title" onClick={open}>
         {task.title}
       </button>

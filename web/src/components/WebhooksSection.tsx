@@ -31,6 +31,11 @@ function stateText(hook: Webhook): string {
   return hook.failingSince === null ? 'on' : `on, failing since ${whenText(hook.failingSince, zone.value)}`;
 }
 
+/** Failing, or turned off by the service: said in the color of an error, to be seen at a glance. */
+function troubled(hook: Webhook): boolean {
+  return hook.active ? hook.failingSince !== null : hook.disabledReason !== null;
+}
+
 function resultText(attempt: DeliveryTry): string {
   if (attempt.error !== null) return attempt.status === null ? attempt.error : `${attempt.status}: ${attempt.error}`;
   return attempt.status === null ? 'no answer' : String(attempt.status);
@@ -102,7 +107,8 @@ function HookItem({
         <div>
           <strong class="hook-url">{hook.url}</strong>
           <span class="access-meta">
-            {eventsText(hook.events)} · {stateText(hook)}
+            {eventsText(hook.events)} ·{' '}
+            {troubled(hook) ? <span class="hook-failing">{stateText(hook)}</span> : stateText(hook)}
           </span>
         </div>
         <div class="hook-buttons">
@@ -192,7 +198,9 @@ export function WebhooksSection() {
       {hooks.value === null ? (
         <p class="status">Loading webhooks…</p>
       ) : hooks.value.length === 0 ? (
-        <p class="status">No webhooks yet.</p>
+        <p class="status">
+          No webhooks yet. To add one, give below the URL that should receive the changes and choose the events.
+        </p>
       ) : (
         <ul class="access-list" aria-label="Webhooks">
           {hooks.value.map((hook) => (
