@@ -97,7 +97,8 @@ export function TaskRow({
           aria-label={`${hidden ? 'Expand' : 'Collapse'} ${task.title}`}
           onClick={() => setCollapsed(task.id, !hidden)}
         >
-          <span aria-hidden="true">{hidden ? '▸' : '▾'}</span>
+          {/* One glyph, turned when collapsed (styles.css): ▸ and ▾ are drawn at different sizes. */}
+          <span aria-hidden="true">▾</span>
         </button>
       ) : (
         (tree || depth > 0) && <span class="toggle" aria-hidden="true" />
