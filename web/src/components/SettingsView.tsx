@@ -65,6 +65,7 @@ function ProfileForm() {
 
   return (
     <form class="settings" onSubmit={(event) => event.preventDefault()}>
+      <h2>Account</h2>
       <p>
         Signed in as <strong>{current.username}</strong>.
       </p>
