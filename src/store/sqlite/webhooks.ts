@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { Micros } from '../../domain/time.js';
 import type {
   DeliveryAttempt,
@@ -60,6 +61,20 @@ export class SqliteWebhookStore implements WebhookStore {
     private readonly db: SqliteDatabase,
     private readonly run: <T>(job: () => T) => Promise<T>,
   ) {}
+
+  #activeHook: Statement<[number], number> | undefined;
+
+  /**
+   * Whether the account has an active hook, read at once (not queued): asked after each commit,
+   * to tell the sender only of commits whose triggers wrote to the outbox. Prepared on first use,
+   * once the store is migrated.
+   */
+  hasActiveHook(accountId: number): boolean {
+    this.#activeHook ??= this.db
+      .prepare<[number], number>('SELECT 1 FROM webhooks WHERE account_id = ? AND active = 1 LIMIT 1')
+      .pluck();
+    return this.#activeHook.get(accountId) !== undefined;
+  }
 
   list(accountId: number): Promise<readonly StoredWebhook[]> {
     return this.run(() =>
