@@ -24,6 +24,7 @@ import { reportMarkdown } from './report.js';
 import type { RadicaleResults, RunResults, ServiceScenario } from './results.js';
 import { runSqlitePart, type SqlitePart } from './sqlite-part.js';
 import { goalsTable, resultsTable } from './table.js';
+import { runWebhooksPart, webhooksMarkdown, type WebhooksResults } from './webhooks-part.js';
 import { findWrk } from './wrk.js';
 
 // Compiled to .bench/build/tools/bench/ (tools/bench/tsconfig.json): the repository is four folders up.
@@ -32,7 +33,7 @@ const BENCH_DIR = path.join(REPO, '.bench');
 const REPORT_FILE = path.join(REPO, 'docs', 'benchmarks.md');
 /** Why each goal is met or missed: written by people, carried into the report as it is. */
 const ANALYSIS_FILE = path.join(REPO, 'tools', 'bench', 'analysis.md');
-const PARTS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'G2', 'R', 'V'] as const;
+const PARTS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'G2', 'R', 'V', 'W'] as const;
 type Part = (typeof PARTS)[number];
 
 interface Options {
@@ -162,6 +163,10 @@ async function main(): Promise<void> {
     }
   }
 
+  let webhooks: WebhooksResults | undefined;
+  if (parts.has('W')) webhooks = await runWebhooksPart(context, workDir);
+  const webhooksSection = webhooks === undefined ? '' : `\n${webhooksMarkdown(webhooks)}`;
+
   const results: RunResults = {
     ...(sqlite.engine === undefined ? {} : { sqlite: sqlite.engine }),
     ...(sqlite.fullList === undefined ? {} : { fullList: sqlite.fullList }),
@@ -173,7 +178,7 @@ async function main(): Promise<void> {
   };
   const goals = evaluateGoals(results);
   const totalSeconds = elapsedSeconds();
-  process.stdout.write(`${resultsTable(results)}\n\n${goalsTable(goals)}\n\n`);
+  process.stdout.write(`${resultsTable(results)}\n\n${goalsTable(goals)}\n${webhooksSection}\n`);
   process.stdout.write(`Whole run: ${(totalSeconds / 60).toFixed(1)} min\n`);
 
   if (options.full) {
@@ -192,7 +197,7 @@ async function main(): Promise<void> {
       totalSeconds,
     };
     const analysis = await readFile(ANALYSIS_FILE, 'utf8');
-    await writeFile(REPORT_FILE, reportMarkdown(info, results, goals, analysis));
+    await writeFile(REPORT_FILE, reportMarkdown(info, results, goals, analysis) + webhooksSection);
     progress(`wrote ${path.relative(REPO, REPORT_FILE)}`);
   } else {
     progress('a partial run (--only, or --seconds under 5): docs/benchmarks.md left as it was');
