@@ -13,6 +13,7 @@ import { openMigrated, storeExists } from '../store/open.js';
 import { UsernameTakenError } from '../domain/errors.js';
 import { nowMicros } from '../domain/time.js';
 import { storeWork } from './auth-commands.js';
+import { RefusedFileError } from './refused-file.js';
 
 /**
  * The commands that work on the store (all but serve, the terminal client's, and backup and
@@ -169,6 +170,10 @@ function fail(error: unknown, debug: boolean): never {
   if (error instanceof ConfigError || error instanceof AdminError) {
     console.error(`task-service: ${error.message}`);
     process.exit(2);
+  }
+  if (error instanceof RefusedFileError) {
+    console.error(`task-service: ${error.message}`);
+    process.exit(1);
   }
   if (error instanceof UsernameTakenError) {
     console.error(`task-service: the username ${error.username} is taken`);

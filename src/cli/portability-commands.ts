@@ -3,12 +3,17 @@ import path from 'node:path';
 import type { Command } from '../config/command.js';
 import type { PortableAccount } from '../domain/portable.js';
 import { nowMicros } from '../domain/time.js';
-import { AdminError } from '../service/accounts.js';
 import { FormatError } from '../service/formats/account-json.js';
 import { readPortableFile, writePortableFile } from '../service/portable-files.js';
-import { PortabilityService, type ChangeCounts, type ImportReport } from '../service/portability.js';
+import {
+  ImportRefusedError,
+  PortabilityService,
+  type ChangeCounts,
+  type ImportReport,
+} from '../service/portability.js';
 import type { Store } from '../store/store.js';
 import { ProgressBar } from './progress-bar.js';
+import { RefusedFileError } from './refused-file.js';
 
 type ExportCommand = Extract<Command, { command: 'export' }>;
 type ImportCommand = Extract<Command, { command: 'import' }>;
@@ -31,7 +36,8 @@ async function readImportFile(command: ImportCommand, zone: string): Promise<Por
       now: nowMicros(),
     });
   } catch (error) {
-    if (error instanceof FormatError) throw new AdminError(`${command.file} cannot be imported: ${error.message}`);
+    if (error instanceof FormatError)
+      throw new RefusedFileError(`${command.file} cannot be imported: ${error.message}`);
     throw error;
   }
 }
@@ -59,10 +65,14 @@ export async function runImport(store: Store, command: ImportCommand): Promise<v
   // Dates without a zone (all-day ones, floating times) are the account's local ones.
   const data = await readImportFile(command, await service.zoneOf(command.username));
   const bar = new ProgressBar(command.dryRun ? 'import (dry run)' : 'import', process.stderr);
-  const report = await service.importAccount(command.username, data, {
-    dryRun: command.dryRun,
-    onProgress: (done, total) => bar.update(done, total),
-  });
+  const report = await service
+    .importAccount(command.username, data, {
+      dryRun: command.dryRun,
+      onProgress: (done, total) => bar.update(done, total),
+    })
+    .catch((error: unknown) => {
+      throw error instanceof ImportRefusedError ? new RefusedFileError(error.message) : error;
+    });
   bar.finish();
   printReport(report);
 }

@@ -173,6 +173,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       access: deps.services.access,
       portability: deps.services.portability,
       log: deps.log,
+      metrics: deps.metrics,
       webAppServed: Boolean(deps.webApp),
     });
   }

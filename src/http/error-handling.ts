@@ -19,7 +19,7 @@ declare module 'fastify' {
 }
 
 /** Seconds a client should wait before retrying an E503. */
-const RETRY_AFTER_SECONDS = '1';
+export const RETRY_AFTER_SECONDS = '1';
 
 /** The `code` fastify puts on its own errors (`FST_ERR_…`), if the error has one. */
 function frameworkCodeOf(error: unknown): string | undefined {

@@ -22,6 +22,11 @@ import { SettingsService } from './settings.js';
 import { withinQuota } from './storage-quota.js';
 import { importTasks, type ImportChange } from './tasks.js';
 
+/** An import the file's own records make impossible (nothing is imported): not the operator's mistake. */
+export class ImportRefusedError extends AdminError {
+  override name = 'ImportRefusedError';
+}
+
 /** Records per transaction of an import: each commits on its own, none holds the account long. */
 export const IMPORT_BATCH_SIZE = 500;
 
@@ -270,7 +275,7 @@ export class PortabilityService {
     let account = await this.account(username);
     const problem = firstTextProblem(data);
     if (problem !== undefined) {
-      throw new AdminError(
+      throw new ImportRefusedError(
         `the import was refused at ${problem.what} ${problem.position} of the file (id ${problem.id}), ` +
           `${problem.field}: ${problem.reason}`,
       );
@@ -366,14 +371,14 @@ function explained(error: unknown, step: ImportStep, dryRun: boolean): unknown {
   const after = dryRun ? '' : ' (the batches before it were imported; fix the file and run it again)';
   if (problem.kind === 'storage_full') {
     const limit = problem.measure === 'records' ? `${problem.max} records` : `${problem.max} bytes of text`;
-    return new AdminError(`the import was refused: the account would hold more than ${limit}${after}`);
+    return new ImportRefusedError(`the import was refused: the account would hold more than ${limit}${after}`);
   }
-  if (problem.kind !== 'invalid') return new AdminError(`the import was refused: ${problem.kind}${after}`);
+  if (problem.kind !== 'invalid') return new ImportRefusedError(`the import was refused: ${problem.kind}${after}`);
   const placed = /^\[(\d+)\]\.(.*)$/.exec(problem.field);
   const index = Number(placed?.[1] ?? 0);
   const field = placed?.[2] ?? problem.field;
   const reason = problem.reason === undefined ? '' : `: ${problem.reason}`;
-  return new AdminError(
+  return new ImportRefusedError(
     `the import was refused at ${step.what} ${step.offset + index + 1} of the file ` +
       `(id ${step.ids[index] ?? '?'}), ${field}${reason}${after}`,
   );

@@ -34,8 +34,14 @@ export type PasswordChangeResult =
   | { readonly ok: true; readonly sessionId: string; readonly appToken: AppToken }
   | { readonly ok: false; readonly message: string };
 
+/**
+ * A refusal is one answer to the person (ACCOUNTS.md 2); `refused` is for the operator: `wrong`
+ * (a name or password that does not match, or a disabled account) or `throttled` (not checked,
+ * its address has failed too often).
+ */
 export type SignInResult =
-  { readonly ok: true; readonly sessionId: string; readonly account: Account } | { readonly ok: false };
+  | { readonly ok: true; readonly sessionId: string; readonly account: Account }
+  | { readonly ok: false; readonly refused: 'wrong' | 'throttled' };
 
 export type SignUpResult =
   | { readonly ok: true; readonly sessionId: string; readonly account: Account }
@@ -66,14 +72,14 @@ export class SignInService {
   /** Wrong name, wrong password, disabled account or throttled: one answer for all, `{ok: false}`. */
   async signIn(username: string, password: string, address: string): Promise<SignInResult> {
     const at = this.now();
-    if (await this.#throttled(username, address, at)) return { ok: false };
+    if (await this.#throttled(username, address, at)) return { ok: false, refused: 'throttled' };
     const found = USERNAME_PATTERN.test(username) ? await this.store.auth.findCredentials(username) : undefined;
     // An unknown name costs the same argon2 work as a wrong password.
     const matches = await verifyPassword(found === undefined ? await decoy() : found.passwordHash, password);
     if (found === undefined || !matches || found.account.disabled) {
       await this.store.auth.recordFailure(userKey(username, address), at);
       await this.store.auth.recordFailure(addressKey(address), at);
-      return { ok: false };
+      return { ok: false, refused: 'wrong' };
     }
     await this.store.auth.clearFailures(userKey(username, address));
     return { ok: true, sessionId: await this.#startSession(found.account.id, at), account: found.account };

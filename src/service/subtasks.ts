@@ -1,8 +1,10 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { invalid } from '../domain/errors.js';
 import { TASK_FIELDS, type Label, type Task, type TaskDraft, type TaskInput } from '../domain/task.js';
 import { mergeTask, type MergeContext } from '../domain/task-rules.js';
 import { sameTask } from '../domain/unchanged.js';
 import type { WriteTx } from '../store/store.js';
+import { walkBelow } from './subtree-walk.js';
 
 /**
  * The rules of subtasks (contract section 4.4), which every writer meets (/v1, CalDAV, imports):
@@ -42,7 +44,7 @@ async function refuseLoop(tx: WriteTx, id: string, parent: Task): Promise<void> 
 }
 
 /** What a change of a task does to each task below it. */
-function changeBelow(before: Task, after: Task): ((child: Task) => TaskInput) | undefined {
+export function changeBelow(before: Task, after: Task): ((child: Task) => TaskInput) | undefined {
   if (before.deleted === null && after.deleted !== null) return () => ({ deleted: after.deleted });
   const moved = !TASK_FIELDS.project.same(before.project, after.project);
   const trashed = before.trashed === null && after.trashed !== null;
@@ -55,26 +57,89 @@ function changeBelow(before: Task, after: Task): ((child: Task) => TaskInput) | 
 }
 
 /**
+ * The most tasks below one change that its own commit writes. A larger subtree is written ahead
+ * in commits of this many (subtree-ahead.ts), so that other accounts' writes commit in between
+ * (SQLite has one writer), and the task itself after them.
+ */
+export const SUBTREE_COMMIT = 500;
+
+/**
+ * A change carried to more than SUBTREE_COMMIT tasks below, which `carryToSubtree` (bounded) left
+ * for the subtree to be written ahead: the task's state before the request and after it.
+ */
+export interface LargeSubtree {
+  readonly before: Task;
+  readonly after: Task;
+}
+
+/**
+ * Raised at the end of a request whose changes carry to large subtrees, once every other rule of
+ * the request passed: its transaction rolls back, the subtrees are written ahead, and the request
+ * runs again. A request refused for any other reason writes nothing ahead.
+ */
+export class LargeSubtrees extends Error {
+  constructor(readonly subtrees: readonly LargeSubtree[]) {
+    super(`${subtrees.length} subtrees are written ahead in commits of ${SUBTREE_COMMIT}`);
+    this.name = 'LargeSubtrees';
+  }
+}
+
+/**
+ * How large a subtree one commit may carry: unbounded (CalDAV, imports: one commit, as the
+ * contract has it), or bounded: a larger one is noted in `large` and not carried, but for the
+ * tasks whose subtree was written ahead, each with the state it was written ahead for.
+ */
+export type SubtreeBound =
+  'unbounded' | { readonly writtenAhead: ReadonlyMap<string, Task>; readonly large: LargeSubtree[] };
+
+/** Whether two states of a task carry the same change to the tasks below it. */
+function sameCarry(ahead: Task, after: Task): boolean {
+  return (
+    TASK_FIELDS.project.same(ahead.project, after.project) &&
+    (ahead.trashed === null) === (after.trashed === null) &&
+    (ahead.deleted === null) === (after.deleted === null)
+  );
+}
+
+/**
+ * Tasks written between two turns of the event loop, as renames do (labels.ts): a put on SQLite
+ * does not wait for anything, and other accounts' reads must be answered meanwhile.
+ */
+const TASKS_PER_TURN = 500;
+
+/**
  * Carries a task's move to another project, its trashing, restoring and deletion down its whole
  * subtree, in the caller's transaction: each task below a change of its own, with its own `rev`.
- * Read level by level (one read per level, however wide).
+ * Bounded, it stops reading as soon as more than SUBTREE_COMMIT would change and notes the change
+ * in `bound.large`, writing none; and a subtree written ahead for this very change is not read
+ * again (the write-ahead ended with a pass over the whole subtree).
  */
 export async function carryToSubtree(
   tx: WriteTx,
   before: Task | undefined,
   after: Task,
   context: Omit<MergeContext, 'project' | 'context'>,
+  bound: SubtreeBound = 'unbounded',
 ): Promise<void> {
   if (before === undefined) return;
   const change = changeBelow(before, after);
   if (change === undefined) return;
+  const ahead = bound === 'unbounded' ? undefined : bound.writtenAhead.get(after.id);
+  if (ahead !== undefined && sameCarry(ahead, after)) return;
   const project: Label | null = after.project;
-  for (let level = [after.id]; level.length > 0;) {
-    const children = await tx.childrenOf(level);
+  const drafts: TaskDraft[] = [];
+  for await (const children of walkBelow((ids) => tx.childrenOf(ids), after.id)) {
     for (const child of children) {
       const draft = mergeTask(child, change(child), { ...context, project, context: undefined });
-      if (!sameTask(child, draft)) await tx.put('task', draft);
+      if (!sameTask(child, draft)) drafts.push(draft);
     }
-    level = children.map((child) => child.id);
+    if (bound !== 'unbounded' && drafts.length > SUBTREE_COMMIT) {
+      bound.large.push({ before, after });
+      return;
+    }
+  }
+  for (const [index, draft] of drafts.entries()) {
+    await tx.put('task', draft);
+    if ((index + 1) % TASKS_PER_TURN === 0) await nextTurn();
   }
 }

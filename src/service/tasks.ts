@@ -11,7 +11,8 @@ import type { StorageQuota } from '../domain/storage-quota.js';
 import type { Clock, Micros } from '../domain/time.js';
 import { writeOnce, type WriteRequest } from './idempotency.js';
 import { newRecordId } from './ids.js';
-import { carryToSubtree, placeInTree } from './subtasks.js';
+import { carryToSubtree, LargeSubtrees, placeInTree, type LargeSubtree, type SubtreeBound } from './subtasks.js';
+import { writeSubtreeAhead } from './subtree-ahead.js';
 
 export class TaskService {
   constructor(
@@ -22,28 +23,66 @@ export class TaskService {
 
   /**
    * Creates or updates each task, all in one transaction: every change gets its own `rev`, and one
-   * refused task refuses them all. In a request of several the error names the index.
+   * refused task refuses them all. In a request of several the error names the index. Where one
+   * account's commit holds every other (SQLite), a change carried to more than SUBTREE_COMMIT tasks
+   * below is written ahead in commits of that many, and the request runs again (subtree-ahead.ts):
+   * other accounts are not held meanwhile.
    */
-  upsert(account: Account, inputs: readonly TaskInput[], request: WriteRequest): Promise<WriteOutcome<'task'>> {
+  async upsert(account: Account, inputs: readonly TaskInput[], request: WriteRequest): Promise<WriteOutcome<'task'>> {
+    const writtenAhead = new Map<string, Task>();
+    // Each large subtree of the request once, and once more should a concurrent change have
+    // made it differ from what was written ahead.
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.#upsertOnce(account, inputs, request, writtenAhead);
+      } catch (error) {
+        if (!(error instanceof LargeSubtrees) || attempt > 2 * inputs.length) throw error;
+        const context = treeContext(account.timezone, this.now());
+        for (const large of error.subtrees) {
+          const ahead = await writeSubtreeAhead(this.store, account.id, large, context);
+          writtenAhead.set(ahead.id, ahead);
+        }
+      }
+    }
+  }
+
+  #upsertOnce(
+    account: Account,
+    inputs: readonly TaskInput[],
+    request: WriteRequest,
+    writtenAhead: ReadonlyMap<string, Task>,
+  ): Promise<WriteOutcome<'task'>> {
     const zone = account.timezone;
-    return this.store.write(account.id, (tx) =>
-      writeOnce(tx, 'task', request.idempotency, this.now(), () =>
+    return this.store.write(account.id, async (tx) => {
+      const large: LargeSubtree[] = [];
+      // Where one account's commit holds no other (PostgreSQL), a subtree of any size is one commit.
+      const bound: SubtreeBound = this.store.oneWriterForAll ? { writtenAhead, large } : 'unbounded';
+      const outcome = await writeOnce(tx, 'task', request.idempotency, this.now(), () =>
         withinQuota(tx, this.quota, async () => ({
           kind: 'task' as const,
           zone,
           many: request.many,
-          records: await applyEach(inputs, request.many, (input) => upsertOne(tx, zone, input, this.now())),
+          records: await applyEach(inputs, request.many, (input) => upsertOne(tx, zone, input, this.now(), bound)),
         })),
-      ),
-    );
+      );
+      // Every rule of the request passed: only now may its large subtrees be written ahead.
+      if (large.length > 0) throw new LargeSubtrees(large);
+      return outcome;
+    });
   }
 }
 
 /** One task created or changed by the rules of `upsert`, in the caller's transaction (CalDAV's too). */
-export async function upsertOne(tx: WriteTx, zone: string, input: TaskInput, now: Micros): Promise<Task> {
+export async function upsertOne(
+  tx: WriteTx,
+  zone: string,
+  input: TaskInput,
+  now: Micros,
+  bound: SubtreeBound = 'unbounded',
+): Promise<Task> {
   const { existing, draft } = await draftOf(tx, zone, input, now);
   const stored = await tx.put('task', draft);
-  await carryToSubtree(tx, existing, stored, treeContext(zone, now));
+  await carryToSubtree(tx, existing, stored, treeContext(zone, now), bound);
   return stored;
 }
 

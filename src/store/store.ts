@@ -95,6 +95,11 @@ export interface KeptOutcome {
 
 export interface Store {
   readonly engine: 'sqlite' | 'postgres';
+  /**
+   * Whether one account's write holds every other account's (SQLite's single writer) rather than
+   * that account's alone (PostgreSQL's lock on the account row): a long write then costs everyone.
+   */
+  readonly oneWriterForAll: boolean;
   /** Sign-in, OAuth and token management (ACCOUNTS.md). */
   readonly auth: AuthStore;
   /** Webhooks, their outbox and delivery logs (API.md 4.7). */

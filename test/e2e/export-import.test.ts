@@ -181,7 +181,7 @@ describe.each(ENGINES)('export and import on %s', { timeout: E2E_TEST_TIMEOUT_MS
     const file = path.join(folder, 'bad.json');
     writeFileSync(file, JSON.stringify(bad));
     const refused = await cli(['import', 'refused', file]);
-    expect(refused.code).toBe(2);
+    expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('task 2 of the file (id backwards), end_at: before start_at');
     expect(await tasksOf('refused')).toEqual([]);
   });

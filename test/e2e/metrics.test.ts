@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
-import { newAccount, type StoreArgs } from './support/accounts.js';
+import { newAccount, prepareStore, type StoreArgs } from './support/accounts.js';
 import { jsonOf, oauth, request } from './support/http.js';
 import {
   cleanUpProcesses,
@@ -12,6 +12,8 @@ import {
   waitFor,
 } from './support/processes.js';
 import { bodyOf, expectError, taskSchema } from './support/wire.js';
+import { addUserWithPassword } from './support/auth-server.js';
+import { WebSession } from './support/web-session.js';
 
 /** The value of the one sample whose name and labels are exactly these, or undefined. */
 function sample(text: string, name: string, labels: Readonly<Record<string, string>> = {}): number | undefined {
@@ -102,6 +104,29 @@ describe('GET /metrics on its own port, /livez and /readyz', { timeout: E2E_TEST
 
     // Not on the API's port: /metrics has no credential.
     expectError(await request(server.origin, { path: '/metrics' }), 400, 'E002');
+  });
+
+  it('counts refused sign-ins, and logs an address slowed for a name without what it typed (ACCOUNTS.md 2)', async () => {
+    const store: StoreArgs = { dataDir: await makeTempDir('metrics-sign-in') };
+    await prepareStore(store);
+    await addUserWithPassword(store, 'owner', 'correct horse battery');
+    const metricsPort = await freePort();
+    const server = await startServe({
+      dataDir: store.dataDir,
+      http: true,
+      args: ['--metrics-port', String(metricsPort)],
+    });
+    const guesser = new WebSession(server.origin);
+    // Five failures for one name from one address; the sixth try is not even checked.
+    for (let guess = 0; guess < 6; guess += 1) {
+      expect((await guesser.signInAt('/login', 'owner', `guess-number-${guess}`)).status).toBe(401);
+    }
+    const text = await scrape(metricsPort);
+    expect(sample(text, 'task_service_sign_in_failures_total', { outcome: 'wrong' })).toBe(5);
+    expect(sample(text, 'task_service_sign_in_failures_total', { outcome: 'throttled' })).toBe(1);
+    const slowed = parseLogLines(server.stdout()).filter((line) => line.msg?.startsWith('sign-in refused unchecked'));
+    expect(slowed).toEqual([expect.objectContaining({ username: 'owner', address: '127.0.0.1' })]);
+    expect(server.stdout()).not.toContain('guess-number');
   });
 
   it('reports the connection pool on PostgreSQL', async () => {

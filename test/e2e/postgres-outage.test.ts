@@ -7,7 +7,7 @@ import { startPgBouncer } from '../support/pgbouncer.js';
 import { createTestDatabase, TEST_DATABASE_BASE_URL, type TestDatabase } from '../support/postgres.js';
 import { newAccount } from './support/accounts.js';
 import { addUserWithPassword } from './support/auth-server.js';
-import { WebSession } from './support/web-session.js';
+import { hiddenFields, WebSession } from './support/web-session.js';
 import { oauth, request, startRequest, type HttpResponse } from './support/http.js';
 import { CommitCutProxy } from './support/commit-cut-proxy.js';
 import { KeepAliveClient } from './support/keep-alive.js';
@@ -122,6 +122,8 @@ function outageSuite(title: string, pooled: boolean): void {
       await addUserWithPassword(browserStore, 'outage-browser', 'correct horse battery');
       const browser = new WebSession(server.origin);
       await browser.signIn('outage-browser', 'correct horse battery');
+      const signingIn = new WebSession(server.origin);
+      const loginForm = hiddenFields((await signingIn.get('/login')).text, '/login');
       const created = bodyOf(
         await request(server.origin, {
           path: '/v1/tasks',
@@ -161,6 +163,17 @@ function outageSuite(title: string, pooled: boolean): void {
         ]);
         for (const { response, ms } of answers) {
           expectUnavailable(response);
+          expect(ms).toBeLessThan(OUTAGE_ANSWER_MS);
+        }
+        // The sign-in pages say it as a page: 503 with Retry-After, never a 500.
+        const pages = await Promise.all([
+          timed(browser.get('/login')),
+          timed(signingIn.post('/login', { ...loginForm, username: 'outage-browser', password: 'x' })),
+        ]);
+        for (const { response, ms } of pages) {
+          expect(response.status, response.text).toBe(503);
+          expect(response.headers['retry-after']).toBe('1');
+          expect(response.text).toContain('The server cannot reach its storage just now.');
           expect(ms).toBeLessThan(OUTAGE_ANSWER_MS);
         }
         slowest.push(Math.max(...answers.map((answer) => answer.ms)));

@@ -113,7 +113,7 @@ async function workload(): Promise<void> {
   const made = await access.makeToken(ann, { name: 'phone', scope: 'read', expiresInDays: null });
   if (!made.ok) throw new Error(made.message);
   expect(await access.revokeToken(ann, made.summary.id)).toBe(true);
-  expect(await signIn.signIn('ann', 'wrong', '10.0.0.1')).toEqual({ ok: false });
+  expect(await signIn.signIn('ann', 'wrong', '10.0.0.1')).toEqual({ ok: false, refused: 'wrong' });
 
   const client = await new ClientAdmin(harness.store, nowMicros).add({
     name: 'app',

@@ -171,6 +171,8 @@ describe('the web app in Chromium against a real serve', { timeout: E2E_TEST_TIM
       listingCut();
       await route.abort();
     });
+    // A round now (as on focus) rather than when the app's held wait runs out, 20 s on.
+    await page.evaluate(`dispatchEvent(new Event('focus'))`);
     await cut;
     await postTask(fixture, token, { id: task.id, title: 'Renamed elsewhere' });
     await details.getByLabel('Notes').fill('my notes');

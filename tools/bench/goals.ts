@@ -1,5 +1,6 @@
 import { count, megabytes, ms, ratio } from './format.js';
 import { DISTURBED_CORES, type Measured, type VersusLimit } from './measure.js';
+import type { CalDavResults } from './caldav-part.js';
 import type { PgbenchResults } from './pgbench.js';
 import type { RunResults, ScaledResults } from './results.js';
 
@@ -122,6 +123,24 @@ export function evaluateGoals(results: RunResults): GoalResult[] {
   return goals;
 }
 
+/**
+ * V1: one client's sync-collection, ours against Radicale's, by the median time of one answer
+ * (Radicale may answer none within wrk's window; the rows show both servers under load too).
+ */
+function syncVersusRadicale(caldav: CalDavResults | undefined): GoalResult {
+  const goal = 'V1. CalDAV sync-collection, 10 changes of a 10,000-task collection';
+  const target = '≥ 50 × Radicale';
+  const theirs = caldav?.syncOneClientRadicaleMs;
+  if (caldav === undefined || theirs === undefined) return { goal, target, measured: NOT_MEASURED, met: undefined };
+  const value = theirs / caldav.syncOneClientMs;
+  return {
+    goal,
+    target,
+    measured: `${ratio(value)} × Radicale (one client: ${caldav.syncOneClientMs.toFixed(1)} vs ${theirs.toFixed(0)} ms an answer)${disturbed(caldav.syncOurs, caldav.syncRadicale)}`,
+    met: value >= 50,
+  };
+}
+
 /** The goals of issue #23 (CalDAV). */
 function calDavGoals(results: RunResults): GoalResult[] {
   const caldav = results.caldav;
@@ -130,13 +149,7 @@ function calDavGoals(results: RunResults): GoalResult[] {
   const growth = (run: { rssBeforeBytes: number; peakRssBytes: number }): number =>
     run.peakRssBytes - run.rssBeforeBytes;
   return [
-    versusRadicaleGoal(
-      'V1. CalDAV sync-collection, 10 changes of a 10,000-task collection',
-      caldav?.syncOurs,
-      caldav?.syncRadicale,
-      caldav?.syncRadicale?.load.requestsPerSecond,
-      50,
-    ),
+    syncVersusRadicale(caldav),
     first === undefined
       ? { goal: 'V2. CalDAV first sync of 10,000 tasks', target: '< 5 s', measured: NOT_MEASURED, met: undefined }
       : {

@@ -23,6 +23,7 @@ import { runCalDavPart, type CalDavResults } from './caldav-part.js';
 import { reportMarkdown } from './report.js';
 import type { RadicaleResults, RunResults, ServiceScenario } from './results.js';
 import { runSqlitePart, type SqlitePart } from './sqlite-part.js';
+import { runTreePostgres, runTreeSqlite, treeSection, type TreeEngineResults } from './tree-part.js';
 import { goalsTable, resultsTable } from './table.js';
 import { runWebhooksPart, webhooksMarkdown, type WebhooksResults } from './webhooks-part.js';
 import { findWrk } from './wrk.js';
@@ -33,7 +34,7 @@ const BENCH_DIR = path.join(REPO, '.bench');
 const REPORT_FILE = path.join(REPO, 'docs', 'benchmarks.md');
 /** Why each goal is met or missed: written by people, carried into the report as it is. */
 const ANALYSIS_FILE = path.join(REPO, 'tools', 'bench', 'analysis.md');
-const PARTS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'G2', 'R', 'V', 'W'] as const;
+const PARTS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'G2', 'R', 'V', 'T', 'W'] as const;
 type Part = (typeof PARTS)[number];
 
 interface Options {
@@ -107,7 +108,7 @@ async function main(): Promise<void> {
 
   const tool = await loadTool();
   const context: MeasureContext = { tool, settings: options.settings, scratchDir: workDir };
-  const onPostgres = parts.has('G') || parts.has('G2');
+  const onPostgres = parts.has('G') || parts.has('G2') || parts.has('T');
   const [machine, revision, postgres, pgbench, radicale] = await Promise.all([
     describeMachine(),
     sourceRevision(),
@@ -144,7 +145,7 @@ async function main(): Promise<void> {
   }
 
   let postgresPart: PostgresPart | undefined;
-  if (onPostgres) {
+  if (parts.has('G') || parts.has('G2')) {
     if (postgres === undefined) {
       skipped.push('G and G2 (PostgreSQL): no PostgreSQL answered at BENCH_DATABASE_URL.');
       progress('no PostgreSQL answers: skipping G and G2');
@@ -163,9 +164,17 @@ async function main(): Promise<void> {
     }
   }
 
+  // T (issue #22): stores of its own on both engines, a section of its own in the report.
+  const tree: TreeEngineResults[] = [];
+  if (parts.has('T')) {
+    tree.push(await runTreeSqlite(workDir));
+    if (postgres === undefined) skipped.push("T's PostgreSQL rows: no PostgreSQL answered at BENCH_DATABASE_URL.");
+    else tree.push(await runTreePostgres(workDir, (database) => (liveDatabase = database)));
+  }
+
   let webhooks: WebhooksResults | undefined;
   if (parts.has('W')) webhooks = await runWebhooksPart(context, workDir);
-  const webhooksSection = webhooks === undefined ? '' : `\n${webhooksMarkdown(webhooks)}`;
+  const webhooksText = webhooks === undefined ? '' : webhooksMarkdown(webhooks);
 
   const results: RunResults = {
     ...(sqlite.engine === undefined ? {} : { sqlite: sqlite.engine }),
@@ -178,7 +187,8 @@ async function main(): Promise<void> {
   };
   const goals = evaluateGoals(results);
   const totalSeconds = elapsedSeconds();
-  process.stdout.write(`${resultsTable(results)}\n\n${goalsTable(goals)}\n${webhooksSection}\n`);
+  const treeText = tree.length === 0 ? '' : `${treeSection(tree)}\n\n`;
+  process.stdout.write(`${resultsTable(results)}\n\n${goalsTable(goals)}\n\n${treeText}${webhooksText}`);
   process.stdout.write(`Whole run: ${(totalSeconds / 60).toFixed(1)} min\n`);
 
   if (options.full) {
@@ -197,7 +207,7 @@ async function main(): Promise<void> {
       totalSeconds,
     };
     const analysis = await readFile(ANALYSIS_FILE, 'utf8');
-    await writeFile(REPORT_FILE, reportMarkdown(info, results, goals, analysis) + webhooksSection);
+    await writeFile(REPORT_FILE, `${reportMarkdown(info, results, goals, analysis)}\n${treeText}${webhooksText}`);
     progress(`wrote ${path.relative(REPO, REPORT_FILE)}`);
   } else {
     progress('a partial run (--only, or --seconds under 5): docs/benchmarks.md left as it was');

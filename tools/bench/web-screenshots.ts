@@ -4,6 +4,8 @@
  * docs/web.md show them).
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
@@ -27,10 +29,30 @@ const TASKS = [
   { title: 'Buy light bulbs', attribute: 'next', context: '@errands', tags: ['shop'] },
   { title: 'Dentist', attribute: 'plan', start_at: `${day(0)} 15:30:00 +0000`, end_at: `${day(0)} 16:30:00 +0000` },
   { title: 'Water the plants', attribute: 'plan', start_at: day(1), all_day: true, repeater: 'FREQ=DAILY' },
-  { title: 'Renew passport', attribute: 'plan', start_at: day(-2), all_day: true, end_at: day(20), project: 'Admin' },
+  {
+    title: 'Renew passport',
+    attribute: 'plan',
+    start_at: day(-2),
+    all_day: true,
+    end_at: day(20),
+    project: 'Admin',
+    reminders: [{ at: `${day(3)} 09:00:00 +0000` }, { before: 1440, of: 'end_at' }],
+  },
   { title: 'Team offsite', attribute: 'plan', start_at: day(9), all_day: true, project: 'Work' },
   { title: 'Learn the cello', attribute: 'noplan' },
   { title: 'Parcel from the bike shop', attribute: 'waiting' },
+];
+
+/** Two trees of subtasks in the Inbox (WEB.md 1b): one shown open, one collapsed. */
+const SUBTASKS = [
+  { id: 'shot-move', title: 'Move to the new flat', project: 'House' },
+  { title: 'Order the boxes', parent_id: 'shot-move' },
+  { title: 'Tell the bank the new address', parent_id: 'shot-move' },
+  { id: 'shot-trip', title: 'Plan the trip to Lisbon', project: 'Travel', reminders: [{ before: 60, of: 'start_at' }] },
+  { title: 'Book the flights', parent_id: 'shot-trip', completed: `${day(-1)} 10:00:00 +0000` },
+  { title: 'Find a hotel near Alfama', parent_id: 'shot-trip', sort_order: 1 },
+  { id: 'shot-pack', title: 'Pack the bags', parent_id: 'shot-trip', sort_order: 2 },
+  { title: 'Buy a travel adapter', parent_id: 'shot-pack', tags: ['shop'] },
 ];
 
 /** What another app exports: the preview of its import is a screenshot of its own. */
@@ -100,6 +122,9 @@ async function themedShots(page: Page, origin: string): Promise<void> {
       await page.goto(`${origin}/#/next`);
       await page.getByRole('list', { name: 'Next' }).waitFor();
       await shot('next');
+      await page.goto(`${origin}/#/inbox`);
+      await page.getByRole('checkbox', { name: 'Complete Buy a travel adapter' }).waitFor();
+      await shot('subtasks');
       await page.getByRole('searchbox', { name: 'Search' }).fill('the');
       await page.getByRole('list', { name: 'Search results' }).waitFor();
       await shot('search');
@@ -107,6 +132,8 @@ async function themedShots(page: Page, origin: string): Promise<void> {
       await page.getByRole('button', { name: 'Renew passport' }).click();
       await page.getByRole('region', { name: 'Task details' }).waitFor();
       await shot('details');
+      await page.getByRole('group', { name: 'Reminders' }).scrollIntoViewIfNeeded();
+      await shot('reminders');
       await page.keyboard.press('Escape');
       await page.getByRole('region', { name: 'Task details' }).waitFor({ state: 'detached' });
       await page.goto(`${origin}/#/labels`);
@@ -127,18 +154,71 @@ async function themedShots(page: Page, origin: string): Promise<void> {
   await page.emulateMedia({ colorScheme: 'light' });
 }
 
+/**
+ * Settings' Webhooks (API.md 4.7) at 1280 and 375 px, light and dark: a hook that delivers to a
+ * receiver here, its log open, and one whose host does not resolve (its failures shown).
+ */
+async function webhookShots(page: Page, origin: string, token: string): Promise<void> {
+  const receiver = createServer((incoming, outgoing) => {
+    incoming.resume();
+    incoming.on('end', () => outgoing.writeHead(204).end());
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/tasks`; // A TCP server's address.
+  try {
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const make = async (body: object): Promise<string> => {
+      const answer = await fetch(`${origin}/v1/webhooks`, { method: 'POST', headers, body: JSON.stringify(body) });
+      const made = (await answer.json()) as { id: string }; // The hook as docs/api.md shows it.
+      return made.id;
+    };
+    const id = await make({ url: hookUrl, events: ['task.created', 'task.completed'] });
+    await make({ url: 'https://hooks.example.invalid/tasks', events: ['*'] });
+    await post(origin, token, [{ id: 'shot-bill', title: 'Pay the electricity bill' }]);
+    await post(origin, token, [{ id: 'shot-bill', completed: day(0) }]);
+    for (let tries = 0; ; tries += 1) {
+      const log = await fetch(`${origin}/v1/webhooks/${id}/deliveries`, { headers });
+      if (((await log.json()) as { entries: unknown[] }).entries.length >= 2 || tries > 100) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    for (const [device, size] of [
+      // Tall enough for the whole section: a shot of an element is cut at the screen's edge.
+      ['desktop', { width: 1280, height: 1400 }],
+      ['phone', { width: 375, height: 1400 }],
+    ] as const) {
+      await page.setViewportSize(size);
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.goto(`${origin}/#/settings`);
+        const section = page.getByRole('region', { name: 'Webhooks' });
+        const open = section.getByRole('button', { name: `Deliveries to ${hookUrl}` });
+        // The page stays the same from one shot to the next: the log may be open already.
+        if ((await open.getAttribute('aria-expanded')) !== 'true') await open.click();
+        await section.getByRole('table').waitFor();
+        await page.waitForTimeout(200);
+        await section.screenshot({ path: path.join(SHOTS, `${device}-${scheme}-webhooks.png`) });
+      }
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+  } finally {
+    receiver.close();
+  }
+}
+
 async function main(): Promise<void> {
   await mkdir(SHOTS, { recursive: true });
   const dataDir = await mkdtemp(path.join(tmpdir(), 'task-service-web-shots-'));
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const origin = `http://127.0.0.1:${port}`;
-  const server = await serve(dataDir, port);
+  // Private addresses allowed: the webhooks' screenshot has a receiver on this machine.
+  const server = await serve(dataDir, port, ['--webhook-allow-private']);
   const browser = await launchChromium();
   try {
     await addUserWithPassword(dataDir, 'ana', PASSWORD);
     const token = await cli(dataDir, ['token', 'create', 'ana', '--name', 'phone']);
     await post(origin, token, TASKS);
     await post(origin, token, [{ title: 'Book a table for the anniversary', project: 'Family', attribute: 'next' }]);
+    await post(origin, token, SUBTASKS);
     await colorProjects(origin, token);
     const resultPage = `${origin}/oauth/auth_result.html`;
     const [clientId = ''] = (
@@ -160,6 +240,7 @@ async function main(): Promise<void> {
     await signIn(page, origin, 'ana', PASSWORD);
     await page.getByRole('checkbox', { name: 'Complete Sort the receipts from the trip' }).waitFor();
     await page.evaluate('navigator.serviceWorker.ready.then(() => true)');
+    await page.getByRole('button', { name: 'Collapse Move to the new flat' }).click();
     await page.getByRole('textbox', { name: 'Add a task' }).fill('Book a table #Family @phone *dinner !2 ^fri');
     await shot('inbox');
     await page.getByRole('textbox', { name: 'Add a task' }).fill('');
@@ -205,6 +286,7 @@ async function main(): Promise<void> {
     await page.waitForTimeout(200);
     await importing.screenshot({ path: path.join(SHOTS, 'import-preview.png') });
     await themedShots(page, origin);
+    await webhookShots(page, origin, token);
     await page.setViewportSize({ width: 1200, height: 640 });
     await page.goto(`${origin}/#/inbox`);
     await page.getByRole('checkbox', { name: 'Complete Sort the receipts from the trip' }).waitFor();

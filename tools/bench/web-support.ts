@@ -55,10 +55,10 @@ export async function openWithToken(page: Page, origin: string, token: string): 
   await page.goto(`${origin}/`);
 }
 
-export async function serve(dataDir: string, port: number): Promise<ChildProcess> {
+export async function serve(dataDir: string, port: number, extra: readonly string[] = []): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
-    [CLI, 'serve', '--http', '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn'],
+    [CLI, 'serve', '--http', '--port', String(port), '--data-dir', dataDir, '--log-level', 'warn', ...extra],
     {
       stdio: ['ignore', 'ignore', 'inherit'],
     },

@@ -76,14 +76,17 @@ interface Figure {
   readonly median: number;
   readonly max: number;
   readonly unit: string;
-  readonly ok: boolean;
+  /** null: a figure shown beside a budget, with none of its own. */
+  readonly ok: boolean | null;
 }
 
-function figure(moment: string, budgetMs: number, samples: readonly number[]): Figure {
+function figure(moment: string, budgetMs: number | null, samples: readonly number[]): Figure {
   const sorted = [...samples].sort((a, b) => a - b);
   const median = sorted[Math.floor(sorted.length / 2)] ?? NaN;
   const max = sorted[sorted.length - 1] ?? NaN;
-  return { moment, budget: `≤ ${budgetMs} ms`, median, max, unit: 'ms', ok: median <= budgetMs };
+  return budgetMs === null
+    ? { moment, budget: '(none)', median, max, unit: 'ms', ok: null }
+    : { moment, budget: `≤ ${budgetMs} ms`, median, max, unit: 'ms', ok: median <= budgetMs };
 }
 
 async function scriptGzipBytes(): Promise<number> {
@@ -155,6 +158,7 @@ async function main(): Promise<void> {
 
     const figures: Figure[] = [];
     const cold: number[] = [];
+    const coldAll: number[] = [];
     const warm: number[] = [];
     for (let round = 0; round < 3; round += 1) {
       const context = await browser.newContext({ viewport: DESKTOP });
@@ -162,6 +166,7 @@ async function main(): Promise<void> {
       // From pressing Sign in: the page's clock starts with that navigation (its redirect included).
       await signIn(page, origin, 'bench', BENCH_PASSWORD);
       cold.push(await markTime(page, 'inbox-shown'));
+      coldAll.push(await markTime(page, 'all-listed'));
       // The copy is written; a reload now starts warm.
       await page.waitForTimeout(1500);
       for (let again = 0; again < 3; again += 1) {
@@ -171,13 +176,13 @@ async function main(): Promise<void> {
       await context.close();
     }
     process.stderr.write('cold and warm starts measured\n');
-    figures.push({
-      ...figure('sign-in to Inbox shown, browser copy empty (all 10,000 tasks listed), 1280 px', 2000, cold),
-    });
+    figures.push(figure('sign-in to Inbox shown, browser copy empty (its first page listed), 1280 px', 2000, cold));
+    figures.push(figure('… and all 10,000 tasks listed, 1280 px', null, coldAll));
     figures.push(figure('reload to Inbox shown, browser copy warm', 500, warm));
 
     // At 375 px on a phone-like CPU (Chromium's 4x throttling): the cold start's own budget.
     const phoneCold: number[] = [];
+    const phoneAll: number[] = [];
     for (let round = 0; round < 3; round += 1) {
       const context = await browser.newContext({ viewport: PHONE });
       const page = await context.newPage();
@@ -185,10 +190,12 @@ async function main(): Promise<void> {
       await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
       await signIn(page, origin, 'bench', BENCH_PASSWORD);
       phoneCold.push(await markTime(page, 'inbox-shown'));
+      phoneAll.push(await markTime(page, 'all-listed'));
       await context.close();
     }
     process.stderr.write('phone cold starts measured\n');
-    figures.push(figure('the same at 375 px, 4x CPU throttling (all 10,000 tasks listed)', 4000, phoneCold));
+    figures.push(figure('the same at 375 px, 4x CPU throttling (its first page listed)', 4000, phoneCold));
+    figures.push(figure('… and all 10,000 tasks listed, 375 px, 4x CPU throttling', null, phoneAll));
 
     for (const [width, viewport] of [
       ['1280 px', DESKTOP],
@@ -209,7 +216,7 @@ async function main(): Promise<void> {
     const revision = await sourceRevision();
     const rows = figures.map(
       (entry) =>
-        `| ${entry.moment} | ${entry.budget} | ${entry.median.toFixed(0)} ms | ${entry.max.toFixed(0)} ms | ${entry.ok ? 'met' : 'MISSED'} |`,
+        `| ${entry.moment} | ${entry.budget} | ${entry.median.toFixed(0)} ms | ${entry.max.toFixed(0)} ms | ${entry.ok === null ? '' : entry.ok ? 'met' : 'MISSED'} |`,
     );
     rows.push(
       `| JavaScript sent, gzip | ≤ 100 KB | ${(scriptBytes / 1024).toFixed(1)} KB | | ${scriptBytes <= 100 * 1024 ? 'met' : 'MISSED'} |`,
@@ -232,7 +239,8 @@ async function main(): Promise<void> {
       '',
       'A cold start is timed from pressing **Sign in** on the real sign-in page (the navigation that',
       'posts the form, its redirect to the app included): the app then asks its session for a token',
-      'and lists every task (five answers of 2,000) before it shows the Inbox. A warm start shows the',
+      'and lists every task (five answers of 2,000); it shows the Inbox with the first answer and the',
+      'lists grow as the others arrive (the `all-listed` mark, shown beside it). A warm start shows the',
       'IndexedDB copy and syncs after. The list draws only the rows on screen. The phone rows run at',
       '375 × 740 px; the phone cold start also with the CPU slowed four times',
       '(`Emulation.setCPUThrottlingRate`). Search looks in the whole account, every box.',

@@ -19,7 +19,8 @@ export function syncNow(): void {
   engine?.kick();
 }
 
-function send(body: TaskBody): void {
+/** Hands one change to the sync engine (applied to the copy at once, queued for the server). */
+export function send(body: TaskBody): void {
   void engine?.change(body);
 }
 

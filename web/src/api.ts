@@ -7,6 +7,7 @@
  */
 import {
   AccountError,
+  parseWireDate,
   BOXES,
   type Box,
   TaskServiceClient,
@@ -38,10 +39,29 @@ export interface Task {
   readonly tags: readonly string[];
   readonly priority: number;
   readonly repeater: string | null;
+  // The three below are absent from copies kept before them (read as null, 0 and none).
+  /** The parent task's id: a subtask (API.md 4.4); null for a top-level task. */
+  readonly parentId?: string | null;
+  /** Order among siblings and in lists, then `created` (API.md 4.4). */
+  readonly sortOrder?: number;
+  readonly reminders?: readonly Reminder[];
   readonly created: number;
   readonly updated: number;
   readonly rev: number;
 }
+
+/**
+ * A reminder (API.md 4.5): at an instant (epoch ms), or minutes before the task's start or
+ * deadline. `id` is the server's; a reminder not yet sent has none.
+ */
+export type Reminder =
+  | { readonly id?: string; readonly at: number }
+  | { readonly id?: string; readonly before: number; readonly of: 'start_at' | 'end_at' };
+
+/** A reminder as sent: an absolute one's time as the wire writes it. */
+export type ReminderBody =
+  | { readonly id?: string; readonly at: string }
+  | { readonly id?: string; readonly before: number; readonly of: 'start_at' | 'end_at' };
 
 /** A project or a context. */
 export interface Label {
@@ -88,6 +108,9 @@ export interface TaskBody {
   readonly tags?: readonly string[];
   readonly priority?: number;
   readonly repeater?: string | null;
+  readonly parent_id?: string | null;
+  readonly sort_order?: number;
+  readonly reminders?: readonly ReminderBody[];
   readonly if_rev?: number;
 }
 
@@ -129,6 +152,11 @@ function taskOf(task: SdkTask): Task {
     tags: task.tags,
     priority: task.priority,
     repeater: task.repeater,
+    parentId: task.parent_id,
+    sortOrder: task.sort_order,
+    reminders: task.reminders.map((reminder) =>
+      'at' in reminder ? { id: reminder.id, at: parseWireDate(reminder.at).getTime() } : reminder,
+    ),
     created: task.created.getTime(),
     updated: task.updated.getTime(),
     rev: task.rev,
@@ -150,8 +178,12 @@ function settingsOf(settings: SdkSettings): Settings {
   };
 }
 
-function writeOf({ tags, ...fields }: TaskBody): TaskWrite {
-  return tags === undefined ? fields : { ...fields, tags: [...tags] };
+function writeOf({ tags, reminders, ...fields }: TaskBody): TaskWrite {
+  return {
+    ...fields,
+    ...(tags === undefined ? {} : { tags: [...tags] }),
+    ...(reminders === undefined ? {} : { reminders: [...reminders] }),
+  };
 }
 
 /** fetch as the app wants it: never from the HTTP cache, and no answer at all means offline. */
@@ -164,7 +196,7 @@ export async function fetchFresh(input: string, init: RequestInit): Promise<Resp
 }
 
 /** The SDK's refusals as the app reads them: E502, E503 and answers not from the service mean offline. */
-async function answerOf<T>(call: Promise<T>): Promise<T> {
+export async function answerOf<T>(call: Promise<T>): Promise<T> {
   try {
     return await call;
   } catch (error) {
@@ -195,6 +227,11 @@ export interface ApiClient {
   postSettings(body: SettingsBody): Promise<Settings>;
   /** Creates or changes a project or context at once (not queued: the app says if it failed). */
   saveLabel(kind: 'projects' | 'contexts', body: LabelBody): Promise<Label>;
+  /**
+   * Resolves when a task changed after `cursor`, or `seconds` later with nothing (API.md 4.6);
+   * what changed is left for the next sync round to read. `signal` ends the wait early.
+   */
+  waitForTasks(cursor: string, seconds: number, signal: AbortSignal): Promise<void>;
 }
 
 /** `token` is asked for on every call, so a new sign-in needs no new client. */
@@ -217,6 +254,16 @@ export function createApi(token: () => string | null): ApiClient {
 
   return {
     list,
+    async waitForTasks(cursor, seconds, signal) {
+      const waiting = new TaskServiceClient({
+        baseUrl: location.origin,
+        token: token() ?? '',
+        fetch: async (input, init) => fetchFresh(input, { ...init, signal }),
+        retry: { retries: 0 },
+      });
+      // One entry is enough to know that something changed; the round reads them all.
+      await answerOf(waiting.tasks.list({ cursor, wait: seconds, limit: 1 }));
+    },
     async getTask(id) {
       return taskOf(await answerOf(client().tasks.get(id)));
     },

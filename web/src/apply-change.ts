@@ -50,6 +50,15 @@ export function applyChange(task: Task | undefined, body: TaskBody, now: number)
     ...(body.tags === undefined ? {} : { tags: [...new Set(body.tags)] }),
     ...(body.priority === undefined ? {} : { priority: body.priority }),
     ...(body.repeater === undefined ? {} : { repeater: body.repeater }),
+    ...(body.parent_id === undefined ? {} : { parentId: body.parent_id === '' ? null : body.parent_id }),
+    ...(body.sort_order === undefined ? {} : { sortOrder: body.sort_order }),
+    ...(body.reminders === undefined
+      ? {}
+      : {
+          reminders: body.reminders.map((reminder) =>
+            'at' in reminder ? { ...reminder, at: parseWireDate(reminder.at).getTime() } : reminder,
+          ),
+        }),
     updated: now,
   };
 }

@@ -2,6 +2,7 @@
 import { computed, signal } from '@preact/signals';
 import type { Label, Settings, Task } from './api.ts';
 import { dayOf } from './dates.ts';
+import { subtaskCounts } from './subtasks.ts';
 import { currentToken } from './token.ts';
 import { countByBox, routeOf, rowsOf, searchRows, viewName, type Route } from './views.ts';
 
@@ -23,6 +24,12 @@ export const notice = signal<string | null>(null);
 export const listedAnew = signal(false);
 /** The copy was read (from the browser or the server): the views may show. */
 export const ready = signal(false);
+/**
+ * The list may show: the copy was read, or a first listing has brought its first page of tasks.
+ * A first listing of 10,000 tasks is five answers; the Inbox shows with the first while the rest
+ * arrive (on a phone-like CPU that halves the wait), and the lists grow as they come.
+ */
+export const listable = computed(() => ready.value || (settings.value !== null && tasks.value.size > 0));
 /**
  * Why no account is shown: signed out (the copy is gone), the server no longer takes the token
  * and the browser's session has ended (changes still waiting stay in the copy for the next
@@ -52,6 +59,34 @@ export const zone = computed(() => settings.value?.timezone ?? 'UTC');
 export const today = computed(() => dayOf(now.value, zone.value));
 
 export const taskList = computed(() => [...tasks.value.values()]);
+/** Done and all subtasks of each parent, by the parent's id. */
+export const childCounts = computed(() => subtaskCounts(taskList.value));
+
+const COLLAPSED_KEY = 'task-service.collapsed';
+
+function keptCollapsed(): ReadonlySet<string> {
+  try {
+    const kept: unknown = JSON.parse(localStorage.getItem(COLLAPSED_KEY) ?? '[]');
+    return new Set(Array.isArray(kept) ? kept.filter((id): id is string => typeof id === 'string') : []);
+  } catch {
+    return new Set();
+  }
+}
+
+/** Tasks whose subtasks the person hid; kept in the browser, so a reload shows them the same. */
+export const collapsed = signal<ReadonlySet<string>>(keptCollapsed());
+
+export function setCollapsed(id: string, hidden: boolean): void {
+  const next = new Set(collapsed.value);
+  if (hidden) next.add(id);
+  else next.delete(id);
+  collapsed.value = next;
+  try {
+    localStorage.setItem(COLLAPSED_KEY, JSON.stringify([...next]));
+  } catch {
+    // Storage full or refused: collapsed for this page only.
+  }
+}
 export const counts = computed(() => countByBox(taskList.value));
 
 /** Labels by id, live ones only, sorted by name. */
@@ -76,6 +111,8 @@ const viewRows = computed(() =>
     contexts: contexts.value,
     zone: zone.value,
     today: today.value,
+    collapsed: collapsed.value,
+    byId: tasks.value,
   }),
 );
 

@@ -1,6 +1,7 @@
 /**
  * Keeps the browser's copy in step with the server (WEB.md section 3): a first full listing, then
- * only changes from each kind's cursor, every few seconds; E008 lists again from scratch. Changes
+ * only changes from each kind's cursor, in a round started as soon as the server says something
+ * changed (live.ts), or every few seconds where it cannot say; E008 lists again from scratch. Changes
  * made here are applied to the copy at once and queued; the queue is sent in order, each change
  * with its own Idempotency-Key, whenever the server can be reached.
  */
@@ -15,11 +16,10 @@ import {
 } from './api.ts';
 import { applyChange } from './apply-change.ts';
 import { randomId } from './ids.ts';
+import { LiveFollower } from './live.ts';
 import type { LocalStore, QueuedChange } from './local-copy.ts';
 import { contexts, listedAnew, notice, online, projects, ready, settings, signedOut, tasks, waiting } from './state.ts';
 
-/** Another client's change shows within 5 s (WEB.md): a look every 2 s leaves room for the answer. */
-const POLL_MS = 2000;
 /** Entries per list answer: a first listing shows its first page while the rest arrives. */
 const PAGE_SIZE = 2000;
 const KINDS: readonly SyncedKind[] = ['projects', 'contexts', 'tasks'];
@@ -27,9 +27,12 @@ const KINDS: readonly SyncedKind[] = ['projects', 'contexts', 'tasks'];
 export class SyncEngine {
   private queue: QueuedChange[] = [];
   private cursors: Partial<Record<SyncedKind, string>> = {};
-  private running = false;
+  /** The round under way (with the rounds asked for meanwhile), or null. */
+  private running: Promise<void> | null = null;
   private again = false;
-  private timer: ReturnType<typeof setInterval> | null = null;
+  /** Whether the last round reached the server. */
+  private reached = false;
+  private readonly follower: LiveFollower;
   private stopped = false;
   /** A new token was taken after an E401 and has not yet carried a whole round. */
   private renewed = false;
@@ -39,7 +42,10 @@ export class SyncEngine {
   private saving: Promise<void> = Promise.resolve();
   /** The queue's entries being written to IndexedDB, in order. */
   private keeping: Promise<void> = Promise.resolve();
-  private readonly onWake = (): void => this.kick();
+  private readonly onWake = (): void => {
+    this.follower.wake();
+    this.kick();
+  };
   /**
    * Per task, the revs that only this app's own writes produced, and the latest: a change made
    * while the version shown was one of those was made against this app's own edits, so it is
@@ -52,7 +58,14 @@ export class SyncEngine {
     private readonly store: LocalStore,
     /** A new token from the browser's session after an E401; false when it has ended too. */
     private readonly renewToken: () => Promise<boolean>,
-  ) {}
+  ) {
+    this.follower = new LiveFollower({
+      sync: async () => this.sync(),
+      tasksCursor: () => this.cursors.tasks,
+      waitForTasks: async (cursor, seconds, signal) => this.api.waitForTasks(cursor, seconds, signal),
+      accountId: () => this.accountId,
+    });
+  }
 
   /** Shows the browser's copy at once, then starts syncing. */
   async start(): Promise<void> {
@@ -68,27 +81,31 @@ export class SyncEngine {
     this.overlayQueue(loaded, null);
     tasks.value = loaded;
     if (copy.settings !== null) ready.value = true;
-    this.timer = setInterval(this.onWake, POLL_MS);
     addEventListener('online', this.onWake);
     addEventListener('focus', this.onWake);
-    this.kick();
+    // Its first round is the start's.
+    this.follower.start();
   }
 
   stop(): void {
     this.stopped = true;
-    if (this.timer !== null) clearInterval(this.timer);
+    this.follower.stop();
     removeEventListener('online', this.onWake);
     removeEventListener('focus', this.onWake);
   }
 
   /** Syncs now, or right after the round under way. */
   kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    void this.run();
+    void this.sync();
+  }
+
+  /** A round now (or right after the one under way); true when it reached the server. */
+  private async sync(): Promise<boolean> {
+    if (this.stopped) return false;
+    if (this.running !== null) this.again = true;
+    else this.running = this.run();
+    await this.running;
+    return this.reached;
   }
 
   /** Applies a change to the copy at once and queues it for the server. */
@@ -115,18 +132,18 @@ export class SyncEngine {
   }
 
   private async run(): Promise<void> {
-    this.running = true;
     try {
       do {
         this.again = false;
         await this.round();
       } while (this.again && !this.stopped);
     } finally {
-      this.running = false;
+      this.running = null;
     }
   }
 
   private async round(): Promise<void> {
+    this.reached = false;
     try {
       // Whose data this is comes first: nothing queued for another account may be sent.
       const account = await this.api.getSettings();
@@ -137,6 +154,7 @@ export class SyncEngine {
       // The kinds are independent: listed side by side, each stored in the background.
       await Promise.all(KINDS.map(async (kind) => this.pull(kind)));
       online.value = true;
+      this.reached = true;
       ready.value = true;
       this.renewed = false;
       await Promise.all([this.saving, this.store.saveSettings(account)]);

@@ -5,6 +5,7 @@
 import type { Box, Label, Task } from './api.ts';
 import { addDays, dayOf } from './dates.ts';
 import { compileSearch, WHERE_ORDER, whereOf, type SearchContext, type Where } from './search.ts';
+import { nest, sortOrderOf, underTrash } from './subtasks.ts';
 
 export type BoxView = 'inbox' | 'next' | 'scheduled' | 'someday' | 'waiting' | 'completed' | 'trash';
 
@@ -96,8 +97,17 @@ export function emptyViewText(route: Route, search: string): string {
 
 export type Row =
   | { readonly type: 'group'; readonly label: string }
-  /** `where`: set in search results, which come from every view. */
-  | { readonly type: 'task'; readonly task: Task; readonly where?: Where };
+  /**
+   * `where`: set in search results, which come from every view. `depth`: how far a subtask is
+   * indented under its parent (0 or absent: top level); `branch`: subtasks are shown under it.
+   */
+  | {
+      readonly type: 'task';
+      readonly task: Task;
+      readonly where?: Where;
+      readonly depth?: number;
+      readonly branch?: boolean;
+    };
 
 export function isOpen(task: Task): boolean {
   return task.completed === null && task.trashed === null && task.deleted === null;
@@ -113,11 +123,21 @@ export function countByBox(tasks: Iterable<Task>): Record<Box, number> {
 // `created` has whole seconds: within one, the later change (rev) counts as newer.
 const byNewest = (a: Task, b: Task): number => b.created - a.created || b.rev - a.rev || (a.id < b.id ? -1 : 1);
 const byPriorityThenNewest = (a: Task, b: Task): number => b.priority - a.priority || byNewest(a, b);
+/** The order a person can change (API.md 4.4: `sort_order`, dragged), then the box's own. */
+const byOrderThenPriority = (a: Task, b: Task): number => sortOrderOf(a) - sortOrderOf(b) || byPriorityThenNewest(a, b);
+
+const NO_COLLAPSED: ReadonlySet<string> = new Set();
+
+/** Tasks as rows, subtasks under their parents. */
+function nestedRows(tasks: readonly Task[], collapsed: ReadonlySet<string>): Row[] {
+  return nest(tasks, collapsed).map(({ task, depth, branch }) => ({ type: 'task', task, depth, branch }));
+}
 
 function grouped(
   tasks: readonly Task[],
   groupOf: (task: Task) => string,
   order: (a: string, b: string) => number,
+  collapsed: ReadonlySet<string> = NO_COLLAPSED,
 ): Row[] {
   const groups = new Map<string, Task[]>();
   for (const task of tasks) {
@@ -129,7 +149,7 @@ function grouped(
   const rows: Row[] = [];
   for (const name of [...groups.keys()].sort(order)) {
     rows.push({ type: 'group', label: name });
-    for (const task of groups.get(name) ?? []) rows.push({ type: 'task', task });
+    rows.push(...nestedRows(groups.get(name) ?? [], collapsed));
   }
   return rows;
 }
@@ -141,7 +161,7 @@ const contextOrder = (a: string, b: string): number =>
 const AGENDA = ['Overdue', 'Today', 'Tomorrow', 'Later'];
 const BOX_ORDER: readonly string[] = Object.values(BOX_NAMES);
 
-function agenda(tasks: readonly Task[], zone: string, today: string): Row[] {
+function agenda(tasks: readonly Task[], zone: string, today: string, collapsed: ReadonlySet<string>): Row[] {
   const tomorrow = addDays(today, 1);
   const sorted = [...tasks].sort((a, b) => (a.startAt ?? 0) - (b.startAt ?? 0) || byNewest(a, b));
   return grouped(
@@ -151,6 +171,7 @@ function agenda(tasks: readonly Task[], zone: string, today: string): Row[] {
       return day < today ? 'Overdue' : day === today ? 'Today' : day === tomorrow ? 'Tomorrow' : 'Later';
     },
     (a, b) => AGENDA.indexOf(a) - AGENDA.indexOf(b),
+    collapsed,
   );
 }
 
@@ -160,11 +181,21 @@ export interface ViewInput {
   readonly contexts: ReadonlyMap<string, Label>;
   readonly zone: string;
   readonly today: string;
+  /** Tasks whose subtasks are hidden (the person collapsed them). */
+  readonly collapsed?: ReadonlySet<string>;
+  /** The tasks by id, to hide the subtasks of a trashed parent before the server's answer does. */
+  readonly byId?: ReadonlyMap<string, Task>;
 }
 
 /** The rows of a view, groups included, before any search. */
 export function rowsOf(route: Route, input: ViewInput): Row[] {
-  const { tasks, zone, today } = input;
+  const { zone, today } = input;
+  const collapsed = input.collapsed ?? NO_COLLAPSED;
+  const byId = input.byId;
+  const tasks =
+    byId === undefined || !input.tasks.some((task) => (task.parentId ?? null) !== null)
+      ? input.tasks
+      : input.tasks.filter((task) => !underTrash(task, byId));
   const tasksOnly = (list: Task[]): Row[] => list.map((task) => ({ type: 'task', task }));
   switch (route.kind) {
     case 'settings':
@@ -175,13 +206,12 @@ export function rowsOf(route: Route, input: ViewInput): Row[] {
     case 'context': {
       const label = (route.kind === 'project' ? input.projects : input.contexts).get(route.id);
       if (label === undefined) return [];
-      const members = tasks
-        .filter((task) => isOpen(task) && task[route.kind] === label.name)
-        .sort(byPriorityThenNewest);
+      const members = tasks.filter((task) => isOpen(task) && task[route.kind] === label.name).sort(byOrderThenPriority);
       return grouped(
         members,
         (task) => BOX_NAMES[task.attribute],
         (a, b) => BOX_ORDER.indexOf(a) - BOX_ORDER.indexOf(b),
+        collapsed,
       );
     }
     case 'box':
@@ -190,19 +220,24 @@ export function rowsOf(route: Route, input: ViewInput): Row[] {
         case 'someday':
         case 'waiting': {
           const box = BOX_VIEWS.find((candidate) => candidate.view === route.view)?.box;
-          return tasksOnly(tasks.filter((task) => isOpen(task) && task.attribute === box).sort(byPriorityThenNewest));
+          return nestedRows(
+            tasks.filter((task) => isOpen(task) && task.attribute === box).sort(byOrderThenPriority),
+            collapsed,
+          );
         }
         case 'next':
           return grouped(
-            tasks.filter((task) => isOpen(task) && task.attribute === 'next').sort(byPriorityThenNewest),
+            tasks.filter((task) => isOpen(task) && task.attribute === 'next').sort(byOrderThenPriority),
             (task) => task.context ?? NO_CONTEXT,
             contextOrder,
+            collapsed,
           );
         case 'scheduled':
           return agenda(
             tasks.filter((task) => isOpen(task) && task.attribute === 'plan'),
             zone,
             today,
+            collapsed,
           );
         case 'completed':
           return tasksOnly(

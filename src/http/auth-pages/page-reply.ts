@@ -4,6 +4,9 @@ import type { AccountAccessService } from '../../service/account-access.js';
 import type { OAuthService } from '../../service/oauth.js';
 import type { PortabilityService } from '../../service/portability.js';
 import type { SignInService } from '../../service/sign-in.js';
+import type { ServiceMetrics } from '../metrics/metrics.js';
+import { StoreUnavailableError } from '../../domain/errors.js';
+import { RETRY_AFTER_SECONDS } from '../error-handling.js';
 import { WireError } from '../wire/errors.js';
 import { comesFromThisSite } from './form.js';
 import { errorPage } from './pages.js';
@@ -14,6 +17,8 @@ export interface WebAuthDeps {
   readonly access: AccountAccessService;
   readonly portability: PortabilityService;
   readonly log: Logger;
+  /** Where refused sign-ins are counted (`GET /metrics`); absent: nothing is counted. */
+  readonly metrics: ServiceMetrics | undefined;
   /** Whether the web app is served at `/`: sign-in then goes there when no page asked for another. */
   readonly webAppServed: boolean;
 }
@@ -75,6 +80,16 @@ export function failedPage(
   }
   if (typeof error === 'object' && error !== null && 'statusCode' in error && error.statusCode === 413) {
     return sendPage(reply, 413, errorPage('Too large', 'The form was too large.'));
+  }
+  // The store not answering is no failure of the page: said as /v1 says it (503, Retry-After).
+  if (error instanceof StoreUnavailableError) {
+    deps.log.warn({ err: error, path: request.routeOptions.url }, 'store unavailable');
+    void reply.header('retry-after', RETRY_AFTER_SECONDS);
+    return sendPage(
+      reply,
+      503,
+      errorPage('Not available', 'The server cannot reach its storage just now. Try again in a moment.'),
+    );
   }
   // Never the request itself in the log: it may hold a password.
   deps.log.error({ err: error, path: request.routeOptions.url }, 'sign-in page failed');

@@ -45,6 +45,15 @@ export function registerSignInRoutes(scope: FastifyInstance, deps: WebAuthDeps):
     const username = form['username'] ?? '';
     const result = await signIn.signIn(username, form['password'] ?? '', request.ip);
     if (!result.ok) {
+      deps.metrics?.signInFailures.inc({ outcome: result.refused });
+      // The operator's signal (ACCOUNTS.md 2): a name failing from many addresses shows as many
+      // of these lines. The username and address only, never what was typed as a password.
+      if (result.refused === 'throttled')
+        deps.log.warn(
+          // A username is at most 64 characters; what a form sends in its place may be longer.
+          { username: username.slice(0, 64), address: request.ip },
+          'sign-in refused unchecked: this address failed too often',
+        );
       const view = { csrf: reply.generateCsrf(), next, message: WRONG, username, signupOpen: signIn.signupOpen };
       return sendPage(reply, 401, loginPage(view));
     }

@@ -63,6 +63,13 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  readonly signInFailures = new Counter({
+    name: 'task_service_sign_in_failures_total',
+    help: 'Refused web sign-ins: wrong (name or password) or throttled (an address that failed too often, not checked)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   readonly webhookDeliveries = new Counter({
     name: 'task_service_webhook_deliveries_total',
     help: 'Tries of webhook deliveries by outcome: delivered (2xx), failed (retried later), refused_target (a private address)',

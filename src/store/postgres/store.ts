@@ -35,6 +35,7 @@ export type { PostgresOptions } from './pool.js';
  */
 export class PostgresStore implements Store {
   readonly engine = 'postgres';
+  readonly oneWriterForAll = false;
   /**
    * Makes this process's writes for one account wait their turn in memory rather than on the
    * database's row lock: otherwise every queued writer of a busy account would hold a pooled

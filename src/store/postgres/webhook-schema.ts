@@ -44,9 +44,10 @@ function unchangedBut(kind: SyncKind, moving: readonly string[]): string {
 
 /**
  * A change of an account with an active hook writes its delivery in the same transaction: the
- * outbox, keyed by the change's rev, so a crash after COMMIT loses nothing.
+ * outbox, keyed by the change's rev, so a crash after COMMIT loses nothing. A later kind's
+ * migration makes its own with this.
  */
-function outboxTrigger(kind: SyncKind): string {
+export function outboxTrigger(kind: SyncKind): string {
   const table = KIND_STORAGE[kind].table;
   return `${outboxFunction(kind, 'CREATE', false, false)}
 CREATE TRIGGER ${table}_outbox AFTER INSERT OR UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_outbox();`;

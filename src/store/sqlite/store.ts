@@ -87,6 +87,7 @@ export interface WriteSettings extends ConnectionSettings {
  */
 export class SqliteStore implements Store {
   readonly engine = 'sqlite';
+  readonly oneWriterForAll = true;
   readonly auth: SqliteAuthStore;
   readonly #file: string;
   readonly #writer: SqliteDatabase;

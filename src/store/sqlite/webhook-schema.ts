@@ -46,8 +46,11 @@ BEGIN
 END;`;
 }
 
-/** A change of an account with an active hook writes its delivery in the same transaction (the outbox). */
-function outboxTriggers(kind: SyncKind): string {
+/**
+ * A change of an account with an active hook writes its delivery in the same transaction (the
+ * outbox). A later kind's migration makes its own with this.
+ */
+export function outboxTriggers(kind: SyncKind): string {
   return (['INSERT', 'UPDATE'] as const).map((event) => outboxTrigger(kind, event, false)).join('\n');
 }
 

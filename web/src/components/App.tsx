@@ -7,6 +7,7 @@ import {
   notice,
   online,
   openId,
+  listable,
   ready,
   route,
   search,
@@ -27,6 +28,7 @@ import { LabelsView } from './LabelsView.tsx';
 import { SearchSave } from './SearchSave.tsx';
 import { SettingsView } from './SettingsView.tsx';
 import { TaskList } from './TaskList.tsx';
+import { ReminderAlerts } from './ReminderAlerts.tsx';
 import { Toast } from './Toast.tsx';
 import '../theme.ts';
 
@@ -86,8 +88,13 @@ export function App() {
     };
   }, []);
 
+  // What the benchmark reads (tools/bench/web.ts): when the list first shows, and when the
+  // first listing is complete.
   useEffect(() => {
-    if (ready.value) performance.mark('inbox-shown');
+    if (listable.value && performance.getEntriesByName('inbox-shown').length === 0) performance.mark('inbox-shown');
+  }, [listable.value]);
+  useEffect(() => {
+    if (ready.value) performance.mark('all-listed');
   }, [ready.value]);
 
   if (signingIn.value && signedOut.value === null) {
@@ -172,13 +179,14 @@ export function App() {
         ) : (
           <>
             <QuickAddField />
-            {ready.value ? <TaskList /> : <p class="empty">Loading…</p>}
+            {listable.value ? <TaskList /> : <p class="empty">Loading…</p>}
           </>
         )}
       </main>
       <Details />
       <Help />
       <Toast />
+      <ReminderAlerts />
     </div>
   );
 }

@@ -8,6 +8,8 @@ import { openId, sortedContexts, sortedProjects, tasks, today, zone } from '../s
 import { BOX_NAMES } from '../views.ts';
 import { ConfirmDialog } from './ConfirmDialog.tsx';
 import { EditField } from './EditField.tsx';
+import { RemindersSection } from './RemindersSection.tsx';
+import { SubtasksSection } from './SubtasksSection.tsx';
 
 const REPEATS: readonly { readonly label: string; readonly rule: string | null }[] = [
   { label: 'none', rule: null },
@@ -212,6 +214,8 @@ function DetailsForm({ task }: { readonly task: Task }) {
           ))}
         </select>
       </Field>
+      <RemindersSection task={task} />
+      <SubtasksSection task={task} />
       <div class="buttons">
         {task.trashed === null ? (
           <button type="button" onClick={() => setTrashed(task, true)}>

@@ -1,10 +1,18 @@
-import { useComputed, useSignal } from '@preact/signals';
+import { signal, useComputed, useSignal } from '@preact/signals';
 import { parseQuickAdd, quickAddStartDate, withoutToken, type QuickAddToken } from '../../../src/client/index.js';
 import { addTask } from '../actions.ts';
 import { whereOf } from '../search.ts';
 import { rows, selectedId, tasks, today } from '../state.ts';
 import { offerUndo } from '../undo.ts';
 import { BOX_VIEWS, hashOf } from '../views.ts';
+
+/**
+ * The syntax in brief; a phone's field is too narrow for all of it, so it gets the first part
+ * (the rest is under Help).
+ */
+const NARROW = matchMedia('(max-width: 720px)');
+const narrow = signal(NARROW.matches);
+NARROW.addEventListener('change', (event) => (narrow.value = event.matches));
 
 /** What a chip says: the field a token sets, a start day resolved against today. */
 function chipLabel(token: QuickAddToken, day: string): string {
@@ -54,7 +62,11 @@ export function QuickAddField() {
         id="quick-add"
         type="text"
         aria-label="Add a task"
-        placeholder="Add a task: #project @context *tag !1-3 ^tomorrow 9am ~next"
+        placeholder={
+          narrow.value
+            ? 'Add a task: #project @context ^tomorrow'
+            : 'Add a task: #project @context *tag !1-3 ^tomorrow 9am ~next'
+        }
         autocomplete="off"
         maxLength={1000}
         value={text.value}

@@ -9,6 +9,7 @@ import { PasswordSection } from './PasswordSection.tsx';
 import { PhonesSection } from './PhonesSection.tsx';
 import { ExportSection, ImportSection } from './PortabilitySection.tsx';
 import { TokensSection } from './TokensSection.tsx';
+import { WebhooksSection } from './WebhooksSection.tsx';
 
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
@@ -30,6 +31,7 @@ export function SettingsView() {
       <PhonesSection />
       <TokensSection />
       <AppsSection />
+      <WebhooksSection />
       <ExportSection />
       <ImportSection />
     </div>
@@ -63,6 +65,7 @@ function ProfileForm() {
 
   return (
     <form class="settings" onSubmit={(event) => event.preventDefault()}>
+      <h2>Account</h2>
       <p>
         Signed in as <strong>{current.username}</strong>.
       </p>
@@ -101,9 +104,6 @@ function ProfileForm() {
           ))}
         </select>
       </label>
-      <p role="status" class="status">
-        {status.value}
-      </p>
       <label class="field">
         <span>Theme</span>
         <select value={theme.value} onChange={(event) => chooseTheme(themeOf(event.currentTarget.value))}>
@@ -112,6 +112,9 @@ function ProfileForm() {
           <option value="dark">Dark</option>
         </select>
       </label>
+      <p role="status" class="status">
+        {status.value}
+      </p>
     </form>
   );
 }

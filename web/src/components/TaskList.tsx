@@ -1,6 +1,6 @@
-import { useSignal, useSignalEffect } from '@preact/signals';
+import { useComputed, useSignal, useSignalEffect } from '@preact/signals';
 import { useEffect, useRef } from 'preact/hooks';
-import { currentViewName, route, rows, search, searching, selectedId } from '../state.ts';
+import { collapsed, currentViewName, route, rows, search, searching, selectedId } from '../state.ts';
 import { emptyViewText } from '../views.ts';
 import { TaskRow } from './TaskRow.tsx';
 
@@ -39,6 +39,13 @@ export function TaskList() {
       element.scrollTop = top + ROW_HEIGHT - element.clientHeight;
   });
 
+  // Where any row has a toggle, every row keeps its room, so that the checkboxes of one level
+  // stand in one column.
+  const tree = useComputed(() =>
+    rows.value.some(
+      (row) => row.type === 'task' && (row.branch === true || (row.depth ?? 0) > 0 || collapsed.value.has(row.task.id)),
+    ),
+  );
   const all = rows.value;
   const first = Math.max(0, Math.floor(scrollTop.value / ROW_HEIGHT) - OVERSCAN);
   const last = Math.min(all.length, Math.ceil((scrollTop.value + height.value) / ROW_HEIGHT) + OVERSCAN);
@@ -57,7 +64,15 @@ export function TaskList() {
                 <h2>{row.label}</h2>
               </li>
             ) : (
-              <TaskRow key={row.task.id} task={row.task} where={row.where} selected={row.task.id === selected} />
+              <TaskRow
+                key={row.task.id}
+                task={row.task}
+                where={row.where}
+                depth={row.depth}
+                branch={row.branch}
+                tree={tree.value}
+                selected={row.task.id === selected}
+              />
             ),
           )}
         </ul>

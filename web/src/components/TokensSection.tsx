@@ -83,7 +83,7 @@ export function TokensSection() {
       {tokens.value === null ? (
         <p class="status">Loading tokens…</p>
       ) : tokens.value.length === 0 ? (
-        <p class="status">No tokens yet.</p>
+        <p class="status">No tokens yet. Name one below and choose its access to make it.</p>
       ) : (
         <ul class="access-list" aria-label="Tokens">
           {tokens.value.map((token) => (

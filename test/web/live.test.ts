@@ -1,0 +1,183 @@
+import { createServer, request as forward, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { oauth, request } from '../e2e/support/http.js';
+import { cleanUpProcesses, E2E_TEST_TIMEOUT_MS } from '../e2e/support/processes.js';
+import {
+  openApp,
+  openBrowser,
+  newUser,
+  postTask,
+  startWebFixture,
+  TOKEN_STORAGE_KEY,
+  waitForInbox,
+  type WebFixture,
+} from './support/browser.js';
+
+/** A generous bound on the machine's load; which request brought a change is checked apart. */
+const SHOWS_WITHIN_MS = 10_000;
+
+/** Whether a request to the service is a waiting list call. */
+function isWait(url: string): boolean {
+  return new URL(url, 'http://x').searchParams.has('wait');
+}
+
+/**
+ * A reverse proxy in front of the service that answers every waiting request with a 504 after
+ * 200 ms, as one with a short read timeout does; everything else it passes on.
+ */
+async function startCuttingProxy(
+  target: string,
+): Promise<{ readonly server: Server; readonly origin: string; readonly waits: string[] }> {
+  const waits: string[] = [];
+  const to = new URL(target);
+  const server = createServer((incoming, outgoing) => {
+    if (isWait(incoming.url ?? '')) {
+      waits.push(incoming.url ?? '');
+      setTimeout(
+        () => outgoing.writeHead(504, { 'content-type': 'text/html' }).end('<h1>504 Gateway Time-out</h1>'),
+        200,
+      );
+      return;
+    }
+    const passed = forward(
+      {
+        host: to.hostname,
+        port: to.port,
+        path: incoming.url,
+        method: incoming.method,
+        headers: { ...incoming.headers, host: to.host },
+      },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
+    passed.on('error', () => outgoing.destroy());
+    incoming.pipe(passed);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo; // A TCP server's address is an AddressInfo.
+  return { server, origin: `http://127.0.0.1:${port}`, waits };
+}
+
+describe('live: the app waits for changes (API.md 4.6)', { timeout: E2E_TEST_TIMEOUT_MS }, () => {
+  let fixture: WebFixture;
+  beforeAll(async () => {
+    fixture = await startWebFixture();
+  });
+  afterAll(async () => {
+    await fixture?.browser.close();
+    await cleanUpProcesses();
+  });
+
+  it('shows a task made through /v1 as soon as the server hears of it, without a reload', async () => {
+    const token = await newUser(fixture);
+    const { page, context, problems } = await openApp(fixture, token);
+    const waits: string[] = [];
+    const waitAnswers: string[] = [];
+    page.on('request', (sent) => {
+      if (isWait(sent.url())) waits.push(sent.url());
+    });
+    page.on('response', (answer) => {
+      if (isWait(answer.url()))
+        void answer.text().then(
+          (text) => waitAnswers.push(text),
+          () => undefined,
+        );
+    });
+    const sent = Date.now();
+    await postTask(fixture, token, { title: 'Made elsewhere' });
+    await page.getByRole('checkbox', { name: 'Complete Made elsewhere' }).waitFor({ timeout: SHOWS_WITHIN_MS });
+    console.log(`live: a task made through /v1 showed after ${Date.now() - sent} ms`);
+    // A held wait answered with the task itself (not a wait running out, then a round), and the
+    // app waits again from the new cursor.
+    await expect
+      .poll(() => waitAnswers.some((text) => text.includes('Made elsewhere')), { timeout: SHOWS_WITHIN_MS })
+      .toBe(true);
+    expect(waits.length).toBeGreaterThan(0);
+    expect(waits.every((url) => new URL(url).searchParams.get('wait') === '4')).toBe(true);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('shows a project made elsewhere within a wait, though only tasks are waited on (WEB.md 3: 5 s)', async () => {
+    const token = await newUser(fixture);
+    const { page, context, problems } = await openApp(fixture, token);
+    await request(fixture.server.origin, { path: '/v1/projects', headers: oauth(token), body: { name: 'Garden' } });
+    // Under the 20 s of a wait on tasks alone; the app's 4 s wait ends and its round lists projects.
+    await page
+      .getByRole('navigation')
+      .getByRole('link', { name: /Garden/ })
+      .waitFor({ timeout: SHOWS_WITHIN_MS });
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('two tabs of one account share one held wait, and both show a change made elsewhere', async () => {
+    const token = await newUser(fixture);
+    const { page, context, problems } = await openApp(fixture, token);
+    const second = await context.newPage();
+    second.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    // Its own tab, its own session storage: the token is put there as openApp does.
+    await second.goto(`${fixture.server.origin}/login`);
+    await second.evaluate(`sessionStorage.setItem(${JSON.stringify(TOKEN_STORAGE_KEY)}, ${JSON.stringify(token)})`);
+    await second.goto(`${fixture.server.origin}/`);
+    await waitForInbox(second);
+    // Waits held by the two tabs together, at most: the browser's six connections stay free. The
+    // waits held before the first change are not all seen; those after it are.
+    const held = new Set<Request>();
+    let most = 0;
+    let counting = false;
+    context.on('request', (sent) => {
+      if (!isWait(sent.url())) return;
+      held.add(sent);
+      if (counting) most = Math.max(most, held.size);
+    });
+    const ended = (sent: Request): void => void held.delete(sent);
+    context.on('requestfinished', ended);
+    context.on('requestfailed', ended);
+    for (const title of ['First elsewhere', 'Second elsewhere']) {
+      await postTask(fixture, token, { title });
+      for (const tab of [page, second]) {
+        await tab.getByRole('checkbox', { name: `Complete ${title}` }).waitFor({ timeout: SHOWS_WITHIN_MS });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      counting = true;
+    }
+    expect(most).toBe(1);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('polls when a proxy cuts its waits, and changes made elsewhere still show', async () => {
+    const token = await newUser(fixture);
+    const proxy = await startCuttingProxy(fixture.server.origin);
+    try {
+      const { page, context, problems } = await openBrowser(fixture);
+      await page.goto(`${proxy.origin}/login`);
+      await page.evaluate(`sessionStorage.setItem(${JSON.stringify(TOKEN_STORAGE_KEY)}, ${JSON.stringify(token)})`);
+      await page.goto(`${proxy.origin}/`);
+      await waitForInbox(page);
+      // Three cut waits in a row, then polling: no more waits for minutes.
+      await expect.poll(() => proxy.waits.length, { timeout: SHOWS_WITHIN_MS }).toBe(3);
+      const lists: string[] = [];
+      page.on('request', (sent) => {
+        if (new URL(sent.url()).pathname === '/v1/tasks') lists.push(sent.url());
+      });
+      await postTask(fixture, token, { title: 'Made behind a proxy' });
+      await page.getByRole('checkbox', { name: 'Complete Made behind a proxy' }).waitFor({ timeout: SHOWS_WITHIN_MS });
+      expect(proxy.waits.length).toBe(3);
+      expect(lists.length).toBeGreaterThan(0);
+      expect(lists.some(isWait)).toBe(false);
+      // Nothing says "offline": the server is reached, only its waits are cut.
+      expect(await page.getByRole('status').filter({ hasText: 'offline' }).count()).toBe(0);
+      expect(problems).toEqual([]);
+      await context.close();
+    } finally {
+      proxy.server.closeAllConnections();
+      await new Promise((resolve) => proxy.server.close(resolve));
+    }
+  });
+});
