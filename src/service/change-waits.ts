@@ -94,6 +94,7 @@ export class ChangeWaits {
       this.#endAll('changed');
       return;
     }
+    if (note.type === 'outbox') return;
     const watches = this.#byAccount.get(note.accountId);
     if (watches === undefined) return;
     for (const watch of [...watches]) {

@@ -96,6 +96,8 @@ export class WebhookService {
     clock: (): Micros => this.now(),
     /** Every commit of every process, from the store's change feed. */
     subscribe: (listener: ChangeListener): (() => void) => this.store.changes.subscribe(listener),
+    /** Whether the feed tells `outbox` notes; if not, every `changed` note may have deliveries. */
+    tellsOutbox: (): boolean => this.store.changes.tellsOutbox,
     pending: (now: Micros, accountId?: number): Promise<readonly HookRef[]> =>
       this.store.webhooks.pending(now, accountId),
     claim: (hook: HookRef, owner: string, until: Micros): Promise<StoredWebhook | undefined> =>

@@ -2,11 +2,13 @@ import type { SyncKind } from '../domain/sync.js';
 
 /**
  * What the change feed tells: an account's head moved by a commit that changed records of these
- * kinds; or `resync`, when the feed may have missed changes (PostgreSQL: its connection was down)
- * and every listener must look again at what it cares about.
+ * kinds; `outbox`, a commit wrote deliveries to the account's webhook outbox (only accounts with
+ * an active hook get them); or `resync`, when the feed may have missed changes (PostgreSQL: its
+ * connection was down) and every listener must look again at what it cares about.
  */
 export type ChangeNote =
   | { readonly type: 'changed'; readonly accountId: number; readonly kinds: readonly SyncKind[] }
+  | { readonly type: 'outbox'; readonly accountId: number }
   | { readonly type: 'resync' };
 
 export type ChangeListener = (note: ChangeNote) => void;
@@ -18,4 +20,9 @@ export type ChangeListener = (note: ChangeNote) => void;
 export interface ChangeFeed {
   /** Calls `listener` for each note from now on; the returned function stops that. */
   subscribe(listener: ChangeListener): () => void;
+  /**
+   * Whether every commit that writes to an outbox is told as `outbox`. When false (PostgreSQL
+   * behind a pooler with no URL to listen on) a listener that needs them looks at every `changed`.
+   */
+  readonly tellsOutbox: boolean;
 }

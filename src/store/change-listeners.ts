@@ -4,6 +4,9 @@ import type { WriteTx } from './store.js';
 
 /** The listeners of one process, told in turn; a listener that throws does not stop the others. */
 export class ChangeListeners implements ChangeFeed {
+  /** The engine's store says whether it tells `outbox` notes (ChangeFeed). */
+  constructor(readonly tellsOutbox: boolean) {}
+
   readonly #listeners = new Set<ChangeListener>();
 
   subscribe(listener: ChangeListener): () => void {
@@ -51,15 +54,23 @@ export function notingKinds(tx: WriteTx, kinds: Set<SyncKind>): WriteTx {
   };
 }
 
-/** Runs a store's `write` with the kinds its work puts noted, and tells the feed once it committed. */
+/**
+ * Runs a store's `write` with the kinds its work puts noted, and tells the feed once it committed;
+ * `wroteOutbox`, when given, says after a commit that put records whether the account has an
+ * active hook (its triggers then wrote to the outbox), to tell `outbox` too.
+ */
 export async function writeTold<T>(
   listeners: ChangeListeners,
   accountId: number,
   work: (tx: WriteTx) => Promise<T>,
   write: (work: (tx: WriteTx) => Promise<T>) => Promise<T>,
+  wroteOutbox?: (accountId: number) => boolean,
 ): Promise<T> {
   const kinds = new Set<SyncKind>();
   const result = await write((tx) => work(notingKinds(tx, kinds)));
-  if (kinds.size > 0) listeners.tell({ type: 'changed', accountId, kinds: [...kinds] });
+  if (kinds.size > 0) {
+    listeners.tell({ type: 'changed', accountId, kinds: [...kinds] });
+    if (wroteOutbox?.(accountId) === true) listeners.tell({ type: 'outbox', accountId });
+  }
   return result;
 }

@@ -98,6 +98,28 @@ describe.each(['sqlite', 'postgres'] as const)('the change feed on %s', (engine)
   });
 });
 
+describe.each(['sqlite', 'postgres'] as const)('outbox notes on %s', (engine) => {
+  it("tells outbox after a commit of every kind of an account with an active hook, and never for others'", async () => {
+    // The sender looks at the outbox only after these (a look costs the store a read): a commit
+    // whose delivery went untold would wait for the account's next one.
+    const store = await ENGINES[engine]();
+    const hooked = await store.createAccount({ username: 'hooked', passwordHash: null, timezone: 'UTC' });
+    const plain = await store.createAccount({ username: 'plain', passwordHash: null, timezone: 'UTC' });
+    const hook = { id: 'h', url: 'https://example.com/', events: ['*'], active: true, secret: 'whsec_x', created: 1 };
+    expect(await store.webhooks.insert(hooked.id, hook, 20)).not.toBe('full');
+    expect(store.changes.tellsOutbox).toBe(true);
+    const heard = hear(store);
+    if (engine === 'postgres') await heard.next((note) => note.type === 'resync');
+    for (const kind of SYNC_KINDS) {
+      await store.write(plain.id, async (tx) => tx.put(kind, TEXT_EVERYWHERE[kind](`plain-${kind}`)));
+      const told = heard.next((note) => note.type === 'outbox');
+      await store.write(hooked.id, async (tx) => tx.put(kind, TEXT_EVERYWHERE[kind](`hooked-${kind}`)));
+      expect(await told).toEqual({ type: 'outbox', accountId: hooked.id });
+    }
+    expect(heard.notes.filter((note) => note.type === 'outbox' && note.accountId === plain.id)).toEqual([]);
+  });
+});
+
 describe('the change feed across PostgreSQL processes', () => {
   it("hears another process's commit, and listens again after its connection is cut, telling resync", async () => {
     const database = await postgresDatabase();

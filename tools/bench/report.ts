@@ -167,8 +167,9 @@ export function reportMarkdown(
     'apt-get install wrk radicale postgresql-client   # the load tool, the peer and pgbench',
     'npm ci && npm run build',
     'npm run bench                  # everything; writes this file',
-    'npm run bench -- --only A,E    # some scenarios (A B C D E F G G2 R); prints the table, leaves this file alone',
+    'npm run bench -- --only A,E    # some scenarios (A B C D E F G G2 R V T W); prints the table, leaves this file alone',
     'npm run bench -- --only G,G2   # the PostgreSQL part alone (about 4 minutes)',
+    'npm run bench -- --only W      # webhooks, waits and reminders (issue #24) alone (about 6 minutes)',
     '```',
     '',
     'Options: `--seconds N` (measured seconds per load, default 5), `--connections N` (default 32), ' +

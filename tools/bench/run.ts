@@ -25,6 +25,7 @@ import type { RadicaleResults, RunResults, ServiceScenario } from './results.js'
 import { runSqlitePart, type SqlitePart } from './sqlite-part.js';
 import { runTreePostgres, runTreeSqlite, treeSection, type TreeEngineResults } from './tree-part.js';
 import { goalsTable, resultsTable } from './table.js';
+import { runWebhooksPart, webhooksMarkdown, type WebhooksResults } from './webhooks-part.js';
 import { findWrk } from './wrk.js';
 
 // Compiled to .bench/build/tools/bench/ (tools/bench/tsconfig.json): the repository is four folders up.
@@ -33,7 +34,7 @@ const BENCH_DIR = path.join(REPO, '.bench');
 const REPORT_FILE = path.join(REPO, 'docs', 'benchmarks.md');
 /** Why each goal is met or missed: written by people, carried into the report as it is. */
 const ANALYSIS_FILE = path.join(REPO, 'tools', 'bench', 'analysis.md');
-const PARTS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'G2', 'R', 'V', 'T'] as const;
+const PARTS = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'G2', 'R', 'V', 'T', 'W'] as const;
 type Part = (typeof PARTS)[number];
 
 interface Options {
@@ -171,6 +172,10 @@ async function main(): Promise<void> {
     else tree.push(await runTreePostgres(workDir, (database) => (liveDatabase = database)));
   }
 
+  let webhooks: WebhooksResults | undefined;
+  if (parts.has('W')) webhooks = await runWebhooksPart(context, workDir);
+  const webhooksText = webhooks === undefined ? '' : webhooksMarkdown(webhooks);
+
   const results: RunResults = {
     ...(sqlite.engine === undefined ? {} : { sqlite: sqlite.engine }),
     ...(sqlite.fullList === undefined ? {} : { fullList: sqlite.fullList }),
@@ -183,7 +188,7 @@ async function main(): Promise<void> {
   const goals = evaluateGoals(results);
   const totalSeconds = elapsedSeconds();
   const treeText = tree.length === 0 ? '' : `${treeSection(tree)}\n\n`;
-  process.stdout.write(`${resultsTable(results)}\n\n${goalsTable(goals)}\n\n${treeText}`);
+  process.stdout.write(`${resultsTable(results)}\n\n${goalsTable(goals)}\n\n${treeText}${webhooksText}`);
   process.stdout.write(`Whole run: ${(totalSeconds / 60).toFixed(1)} min\n`);
 
   if (options.full) {
@@ -202,7 +207,7 @@ async function main(): Promise<void> {
       totalSeconds,
     };
     const analysis = await readFile(ANALYSIS_FILE, 'utf8');
-    await writeFile(REPORT_FILE, `${reportMarkdown(info, results, goals, analysis)}\n${treeText}`);
+    await writeFile(REPORT_FILE, `${reportMarkdown(info, results, goals, analysis)}\n${treeText}${webhooksText}`);
     progress(`wrote ${path.relative(REPO, REPORT_FILE)}`);
   } else {
     progress('a partial run (--only, or --seconds under 5): docs/benchmarks.md left as it was');

@@ -55,7 +55,12 @@ async function started(
  * info; its log goes to a file), on loopback and a free port, but for the cap on one account's
  * records: D adds 100 tasks to one account per request, past the default cap within one run.
  */
-export async function startTaskService(name: string, store: ServiceStore, logDir: string): Promise<Server> {
+export async function startTaskService(
+  name: string,
+  store: ServiceStore,
+  logDir: string,
+  extraArgs: readonly string[] = [],
+): Promise<Server> {
   const port = await freePort();
   const args = [
     TASK_SERVICE_BIN,
@@ -71,6 +76,7 @@ export async function startTaskService(name: string, store: ServiceStore, logDir
     String(BENCH_MAX_RECORDS),
   ];
   if (store.engine === 'postgres') args.push('--database-url', store.url);
+  args.push(...extraArgs);
   const child = startChild(name, process.execPath, args, path.join(logDir, `${name}.log`), cleanEnvironment());
   return started(name, child, port, '/healthz', store.engine === 'postgres' ? 'postgres' : undefined);
 }

@@ -41,7 +41,7 @@ const ANY_TIME: Micros = Number.MAX_SAFE_INTEGER;
 type HookKey = `${number}/${string}`;
 
 /**
- * Delivers the outbox (API.md 4.7). Woken by the change feed (a commit of an account with hooks),
+ * Delivers the outbox (API.md 4.7). Woken by the change feed (a commit that wrote to the outbox),
  * at start and after a `resync` (everything pending, also what a crashed process left), and by a
  * timer for a retry that is due; never by polling. One sender at a time per hook across processes
  * (the hook's lease), in commit order: a hook's next delivery waits until the one before it
@@ -67,7 +67,8 @@ export class WebhookSender {
   start(): void {
     this.#unsubscribe = this.hooks.subscribe((note) => {
       if (note.type === 'resync') this.#wake(undefined, ANY_TIME);
-      else this.#wake(note.accountId, this.hooks.clock());
+      // Not at every commit: a look costs the store a read, and most accounts have no hook.
+      else if (note.type === 'outbox' || !this.hooks.tellsOutbox()) this.#wake(note.accountId, this.hooks.clock());
     });
     this.#wake(undefined, ANY_TIME);
   }

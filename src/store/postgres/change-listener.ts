@@ -2,8 +2,12 @@ import pg from 'pg';
 import { isSyncKind } from '../kinds/kept-outcome.js';
 import type { ChangeListeners } from '../change-listeners.js';
 
-/** The channel migration 11's triggers notify: "<account id> <kind>" for each commit's kinds. */
+/**
+ * The channel migration 11's triggers notify: "<account id> <kind>" for each commit's kinds, and
+ * from migration 14 "<account id> outbox" when the outbox triggers wrote a delivery.
+ */
 export const CHANGE_CHANNEL = 'task_service_changes';
+export const OUTBOX_NOTE = 'outbox';
 
 /** Waits before connecting again after the connection was lost, growing to the last one. */
 const RECONNECT_DELAYS_MS = [100, 500, 1000, 2000, 5000];
@@ -97,7 +101,8 @@ export class ChangeListener {
   #heard(payload: string | undefined): void {
     const [account, kind] = (payload ?? '').split(' ');
     const accountId = Number(account);
-    if (!Number.isSafeInteger(accountId) || !isSyncKind(kind)) return;
-    this.listeners.tell({ type: 'changed', accountId, kinds: [kind] });
+    if (!Number.isSafeInteger(accountId)) return;
+    if (kind === OUTBOX_NOTE) this.listeners.tell({ type: 'outbox', accountId });
+    else if (isSyncKind(kind)) this.listeners.tell({ type: 'changed', accountId, kinds: [kind] });
   }
 }

@@ -1,6 +1,6 @@
 import { AUTH_SCHEMA } from './auth-schema.js';
 import { SHARDABLE_SCHEMA } from './shardable-schema.js';
-import { REMINDER_EVENTS, WEBHOOKS_SCHEMA } from './webhook-schema.js';
+import { OUTBOX_NOTIFICATIONS, REMINDER_EVENTS, WEBHOOKS_SCHEMA } from './webhook-schema.js';
 
 /**
  * The schema, as an append-only list of migrations. A released migration is never edited: a
@@ -287,4 +287,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 11, name: 'every commit notifies the change feed', sql: CHANGE_NOTIFICATIONS },
   { version: 12, name: 'webhooks, their outbox and delivery logs', sql: WEBHOOKS_SCHEMA },
   { version: 13, name: 'reminders firing as reminder.due', sql: REMINDER_EVENTS },
+  { version: 14, name: 'the outbox triggers notify the senders', sql: OUTBOX_NOTIFICATIONS },
 ];

@@ -46,20 +46,16 @@ export class PostgresStore implements Store {
   private readonly writeQueue = new AccountQueue();
   private readonly standings = new Standings();
   private closing: Promise<void> | undefined;
-  readonly #changes = new ChangeListeners();
+  readonly #changes: ChangeListeners;
   readonly webhooks: WebhookStore;
   readonly #listener: ChangeListener | undefined;
   /**
    * This process's commits, told as they commit, and every process's, heard through LISTEN on a
    * connection of its own (opened on the first subscription). Without a URL to listen on (behind
-   * a pooler with no --database-listen-url) only this process's own commits are told.
+   * a pooler with no --database-listen-url) only this process's own commits are told. `outbox`
+   * notes come only through LISTEN: the outbox triggers notify them (migration 14).
    */
-  readonly changes: ChangeFeed = {
-    subscribe: (listener) => {
-      this.#listener?.start();
-      return this.#changes.subscribe(listener);
-    },
-  };
+  readonly changes: ChangeFeed;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -69,8 +65,16 @@ export class PostgresStore implements Store {
     listenUrl?: string,
   ) {
     this.auth = new PostgresAuthStore(pool);
-    this.webhooks = new PostgresWebhookStore(pool);
+    this.webhooks = new PostgresWebhookStore(pool, timeouts);
+    this.#changes = new ChangeListeners(listenUrl !== undefined);
     this.#listener = listenUrl === undefined ? undefined : new ChangeListener(listenUrl, this.#changes);
+    this.changes = {
+      subscribe: (listener) => {
+        this.#listener?.start();
+        return this.#changes.subscribe(listener);
+      },
+      tellsOutbox: this.#changes.tellsOutbox,
+    };
   }
 
   /** Whether the change feed hears other processes now: false behind a pooler without a URL to listen on, or while reconnecting. */

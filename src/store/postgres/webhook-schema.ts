@@ -1,5 +1,6 @@
 import type { SyncKind } from '../../domain/sync.js';
 import { KIND_STORAGE } from '../kinds/records.js';
+import { CHANGE_CHANNEL, OUTBOX_NOTE } from './change-listener.js';
 
 /**
  * The row of a change as the outbox keeps it: every column by name, `bigint`s as text (as pg
@@ -48,19 +49,32 @@ function unchangedBut(kind: SyncKind, moving: readonly string[]): string {
  */
 export function outboxTrigger(kind: SyncKind): string {
   const table = KIND_STORAGE[kind].table;
-  return `${outboxFunction(kind, 'CREATE', false)}
+  return `${outboxFunction(kind, 'CREATE', false, false)}
 CREATE TRIGGER ${table}_outbox AFTER INSERT OR UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_outbox();`;
 }
 
-function outboxFunction(kind: SyncKind, create: 'CREATE' | 'CREATE OR REPLACE', firing: boolean): string {
+/**
+ * The trigger function writing a change's delivery. From migration 14 (`notify`) it also tells
+ * the change feed "<account id> outbox" (PostgreSQL folds repeats in a transaction into one), so
+ * that the senders look at the outbox after commits that wrote to it, not after every commit.
+ */
+function outboxFunction(
+  kind: SyncKind,
+  create: 'CREATE' | 'CREATE OR REPLACE',
+  firing: boolean,
+  notify: boolean,
+): string {
   const table = KIND_STORAGE[kind].table;
+  const notice = notify
+    ? `\n    PERFORM pg_notify('${CHANGE_CHANNEL}', NEW.account_id::text || ' ${OUTBOX_NOTE}');`
+    : '';
   return `
 ${create} FUNCTION ${table}_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF EXISTS (SELECT 1 FROM webhooks WHERE account_id = NEW.account_id AND active) THEN
     INSERT INTO webhook_outbox (account_id, rev, kind, type, record, created)
     VALUES (NEW.account_id, NEW.rev, '${kind}', ${eventType(kind, firing)}, ${recordJson(kind)}, NEW.updated)
-    ON CONFLICT (account_id, rev) DO NOTHING;
+    ON CONFLICT (account_id, rev) DO NOTHING;${notice}
   END IF;
   RETURN NULL;
 END $$;`;
@@ -115,4 +129,9 @@ ${(['task', 'project', 'context'] as const).map(outboxTrigger).join('\n')}
 `;
 
 /** Issue #24: a task's reminder firing is delivered as `reminder.due`. */
-export const REMINDER_EVENTS = outboxFunction('task', 'CREATE OR REPLACE', true);
+export const REMINDER_EVENTS = outboxFunction('task', 'CREATE OR REPLACE', true, false);
+
+/** Migration 14: every kind's outbox function, as before, and notifying `outbox` (outboxFunction). */
+export const OUTBOX_NOTIFICATIONS = (['task', 'project', 'context'] as const)
+  .map((kind) => outboxFunction(kind, 'CREATE OR REPLACE', kind === 'task', true))
+  .join('\n');

@@ -11,6 +11,8 @@ import type {
 import { outboxKind, storedEvent } from '../kinds/webhook-events.js';
 import type { HookRef, WebhookStore } from '../webhook-store.js';
 import { guarded } from './errors.js';
+import { Lease } from './lease.js';
+import type { ServerTimeouts } from './pool.js';
 import { KIND_TABLES } from './tables.js';
 import { microsOrNull, numberFromBigint, type BigintText } from './values.js';
 
@@ -64,7 +66,11 @@ const KEPT_DELIVERIES = 50;
 
 /** Webhooks on PostgreSQL: every statement names its account, as everywhere (sharding). */
 export class PostgresWebhookStore implements WebhookStore {
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    /** What the transactions this store opens set for themselves (Lease.begin). */
+    private readonly timeouts: ServerTimeouts,
+  ) {}
 
   list(accountId: number): Promise<readonly StoredWebhook[]> {
     return guarded(async () => {
@@ -175,55 +181,79 @@ export class PostgresWebhookStore implements WebhookStore {
     });
   }
 
+  /**
+   * One transaction: one commit (one WAL flush) per delivery, where its three statements alone
+   * made three, each competing with the creates' own commits under load.
+   */
   progress(hook: HookRef, owner: string, progress: HookProgress, attempt: DeliveryAttempt | null): Promise<boolean> {
     return guarded(async () => {
-      const result = await this.pool.query(
-        `WITH moved AS (
-           UPDATE webhooks SET delivered_rev = $4, attempts = $5, next_attempt = $6, failing_since = $7,
-             active = $8, disabled_reason = $9
-           WHERE account_id = $1 AND id = $2 AND lease_owner = $3 RETURNING id
-         ), logged AS (
-           INSERT INTO webhook_deliveries (account_id, hook_id, at, message_id, type, rev, status, error, duration_ms)
-           SELECT $1, $2, $10, $11, $12, $13, $14, $15, $16 FROM moved WHERE $11::text IS NOT NULL
-         )
-         SELECT count(*) AS moved FROM moved`,
-        [
-          hook.accountId,
-          hook.id,
-          owner,
-          progress.deliveredRev,
-          progress.attempts,
-          progress.nextAttempt,
-          progress.failingSince,
-          progress.active,
-          progress.disabledReason,
-          attempt?.at ?? null,
-          attempt?.messageId ?? null,
-          attempt?.type ?? null,
-          attempt?.rev ?? null,
-          attempt?.status ?? null,
-          attempt?.error ?? null,
-          attempt?.durationMs ?? null,
-        ],
-      );
-      const moved = Number(result.rows[0]?.moved ?? 0) > 0;
-      if (moved && attempt !== null) {
-        await this.pool.query(
-          `DELETE FROM webhook_deliveries WHERE account_id = $1 AND hook_id = $2 AND at < (
-             SELECT at FROM webhook_deliveries WHERE account_id = $1 AND hook_id = $2 ORDER BY at DESC OFFSET $3 LIMIT 1)`,
-          [hook.accountId, hook.id, KEPT_DELIVERIES - 1],
-        );
+      const lease = await Lease.begin(this.pool, 'BEGIN', this.timeouts);
+      try {
+        const moved = await this.#progress(lease.client, hook, owner, progress, attempt);
+        await lease.client.query('COMMIT');
+        return moved;
+      } catch (error) {
+        await lease.rollback(error);
+        throw error;
+      } finally {
+        lease.release();
       }
-      if (moved) {
-        // What every hook of the account is past (all of it when none is active) is not needed any more.
-        await this.pool.query(
-          `DELETE FROM webhook_outbox WHERE account_id = $1 AND rev <= coalesce(
-             (SELECT min(delivered_rev) FROM webhooks WHERE account_id = $1 AND active), 9223372036854775807)`,
-          [hook.accountId],
-        );
-      }
-      return moved;
     });
+  }
+
+  async #progress(
+    client: pg.PoolClient,
+    hook: HookRef,
+    owner: string,
+    progress: HookProgress,
+    attempt: DeliveryAttempt | null,
+  ): Promise<boolean> {
+    const result = await client.query(
+      `WITH moved AS (
+         UPDATE webhooks SET delivered_rev = $4, attempts = $5, next_attempt = $6, failing_since = $7,
+           active = $8, disabled_reason = $9
+         WHERE account_id = $1 AND id = $2 AND lease_owner = $3 RETURNING id
+       ), logged AS (
+         INSERT INTO webhook_deliveries (account_id, hook_id, at, message_id, type, rev, status, error, duration_ms)
+         SELECT $1, $2, $10, $11, $12, $13, $14, $15, $16 FROM moved WHERE $11::text IS NOT NULL
+       )
+       SELECT count(*) AS moved FROM moved`,
+      [
+        hook.accountId,
+        hook.id,
+        owner,
+        progress.deliveredRev,
+        progress.attempts,
+        progress.nextAttempt,
+        progress.failingSince,
+        progress.active,
+        progress.disabledReason,
+        attempt?.at ?? null,
+        attempt?.messageId ?? null,
+        attempt?.type ?? null,
+        attempt?.rev ?? null,
+        attempt?.status ?? null,
+        attempt?.error ?? null,
+        attempt?.durationMs ?? null,
+      ],
+    );
+    const moved = Number(result.rows[0]?.moved ?? 0) > 0;
+    if (moved && attempt !== null) {
+      await client.query(
+        `DELETE FROM webhook_deliveries WHERE account_id = $1 AND hook_id = $2 AND at < (
+           SELECT at FROM webhook_deliveries WHERE account_id = $1 AND hook_id = $2 ORDER BY at DESC OFFSET $3 LIMIT 1)`,
+        [hook.accountId, hook.id, KEPT_DELIVERIES - 1],
+      );
+    }
+    if (moved) {
+      // What every hook of the account is past (all of it when none is active) is not needed any more.
+      await client.query(
+        `DELETE FROM webhook_outbox WHERE account_id = $1 AND rev <= coalesce(
+           (SELECT min(delivered_rev) FROM webhooks WHERE account_id = $1 AND active), 9223372036854775807)`,
+        [hook.accountId],
+      );
+    }
+    return moved;
   }
 
   release(hook: HookRef, owner: string): Promise<void> {

@@ -117,8 +117,9 @@ export class SqliteStore implements Store {
   #writeStatements: WriteStatements | undefined;
   #readStatements: ReadStatements | undefined;
   #closing: Promise<void> | undefined;
-  readonly #changes = new ChangeListeners();
+  readonly #changes = new ChangeListeners(true);
   readonly webhooks: WebhookStore;
+  readonly #hooks: SqliteWebhookStore;
   /** Every commit of this store, told once it is durable (issue #24). */
   readonly changes: ChangeFeed = this.#changes;
 
@@ -140,7 +141,8 @@ export class SqliteStore implements Store {
       throw error;
     }
     this.auth = new SqliteAuthStore(this.#writer, (job) => this.#queueWrite(job));
-    this.webhooks = new SqliteWebhookStore(this.#writer, (job) => this.#queueWrite(job));
+    this.#hooks = new SqliteWebhookStore(this.#writer, (job) => this.#queueWrite(job));
+    this.webhooks = this.#hooks;
   }
 
   /** How the write connection is set up (WAL, synchronous, ...), for diagnostics. */
@@ -207,7 +209,13 @@ export class SqliteStore implements Store {
    */
   write<T>(accountId: number, work: (tx: WriteTx) => Promise<T>): Promise<T> {
     // This process is the only writer of the file: its own commits are every change there is.
-    return writeTold(this.#changes, accountId, work, (noted) => this.#writeGrouped(accountId, noted));
+    return writeTold(
+      this.#changes,
+      accountId,
+      work,
+      (noted) => this.#writeGrouped(accountId, noted),
+      (id) => this.#hooks.hasActiveHook(id),
+    );
   }
 
   #writeGrouped<T>(accountId: number, work: (tx: WriteTx) => Promise<T>): Promise<T> {

@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { Micros } from '../../domain/time.js';
 import type {
   DeliveryAttempt,
@@ -51,6 +52,53 @@ function hookOf(row: HookRow): StoredWebhook {
 /** The last tries kept per hook. */
 const KEPT_DELIVERIES = 50;
 
+/** What the sender runs for each delivery, prepared once per store. */
+function prepareHookStatements(db: SqliteDatabase) {
+  return {
+    pending: db.prepare<[Record<string, number | null>], { account_id: number; id: string }>(
+      `SELECT w.account_id, w.id FROM webhooks w
+       WHERE (@account IS NULL OR w.account_id = @account) AND w.active = 1
+         AND (w.next_attempt IS NULL OR w.next_attempt <= @now) AND w.lease_until < @now
+         AND EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.account_id = w.account_id AND o.rev > w.delivered_rev)`,
+    ),
+    claim: db.prepare<[Record<string, string | number>], HookRow>(
+      `UPDATE webhooks SET lease_owner = @owner, lease_until = @until
+       WHERE account_id = @account AND id = @id AND active = 1 AND (lease_owner = @owner OR lease_until < @now)
+       RETURNING ${HOOK_COLUMNS}`,
+    ),
+    events: db.prepare<
+      [number, number, number],
+      { rev: number; kind: string; type: string; record: string; created: number }
+    >(
+      `SELECT rev, kind, type, record, created FROM webhook_outbox
+       WHERE account_id = ? AND rev > ? ORDER BY rev LIMIT ?`,
+    ),
+    progress: db.prepare<[number, number, number | null, number | null, number, string | null, number, string, string]>(
+      `UPDATE webhooks SET delivered_rev = ?, attempts = ?, next_attempt = ?, failing_since = ?, active = ?,
+         disabled_reason = ?
+       WHERE account_id = ? AND id = ? AND lease_owner = ?`,
+    ),
+    logDelivery: db.prepare<[number, string, number, string, string, number, number | null, string | null, number]>(
+      `INSERT INTO webhook_deliveries (account_id, hook_id, at, message_id, type, rev, status, error, duration_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    trimLog: db.prepare<[Record<string, string | number>]>(
+      `DELETE FROM webhook_deliveries WHERE account_id = @account AND hook_id = @id AND at < (
+         SELECT at FROM webhook_deliveries WHERE account_id = @account AND hook_id = @id
+         ORDER BY at DESC LIMIT 1 OFFSET @kept)`,
+    ),
+    // What every hook of the account is past (all of it when none is active) is not needed any more.
+    trimOutbox: db.prepare<[Record<string, number>]>(
+      `DELETE FROM webhook_outbox WHERE account_id = @account AND rev <= coalesce(
+         (SELECT min(delivered_rev) FROM webhooks WHERE account_id = @account AND active = 1), 9223372036854775807)`,
+    ),
+    release: db.prepare<[number, string, string]>(
+      'UPDATE webhooks SET lease_owner = NULL, lease_until = 0 WHERE account_id = ? AND id = ? AND lease_owner = ?',
+    ),
+  };
+}
+type HookStatements = ReturnType<typeof prepareHookStatements>;
+
 /**
  * Webhooks on SQLite, all on the write connection (they are few and small): `run` queues a job
  * there, after the writes before it.
@@ -60,6 +108,27 @@ export class SqliteWebhookStore implements WebhookStore {
     private readonly db: SqliteDatabase,
     private readonly run: <T>(job: () => T) => Promise<T>,
   ) {}
+
+  #activeHook: Statement<[number], number> | undefined;
+  #prepared: HookStatements | undefined;
+
+  /** The sender's statements, prepared once (better-sqlite3 compiles at each prepare), after migration. */
+  #statements(): HookStatements {
+    this.#prepared ??= prepareHookStatements(this.db);
+    return this.#prepared;
+  }
+
+  /**
+   * Whether the account has an active hook, read at once (not queued): asked after each commit,
+   * to tell the sender only of commits whose triggers wrote to the outbox. Prepared on first use,
+   * once the store is migrated.
+   */
+  hasActiveHook(accountId: number): boolean {
+    this.#activeHook ??= this.db
+      .prepare<[number], number>('SELECT 1 FROM webhooks WHERE account_id = ? AND active = 1 LIMIT 1')
+      .pluck();
+    return this.#activeHook.get(accountId) !== undefined;
+  }
 
   list(accountId: number): Promise<readonly StoredWebhook[]> {
     return this.run(() =>
@@ -130,43 +199,22 @@ export class SqliteWebhookStore implements WebhookStore {
 
   pending(now: Micros, accountId?: number): Promise<readonly HookRef[]> {
     return this.run(() =>
-      this.db
-        .prepare<[Record<string, number | null>], { account_id: number; id: string }>(
-          `SELECT w.account_id, w.id FROM webhooks w
-           WHERE (@account IS NULL OR w.account_id = @account) AND w.active = 1
-             AND (w.next_attempt IS NULL OR w.next_attempt <= @now) AND w.lease_until < @now
-             AND EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.account_id = w.account_id AND o.rev > w.delivered_rev)`,
-        )
-        .all({ now, account: accountId ?? null })
+      this.#statements()
+        .pending.all({ now, account: accountId ?? null })
         .map((row) => ({ accountId: row.account_id, id: row.id })),
     );
   }
 
   claim(hook: HookRef, owner: string, now: Micros, until: Micros): Promise<StoredWebhook | undefined> {
     return this.run(
-      () =>
-        this.db
-          .prepare<[Record<string, string | number>], HookRow>(
-            `UPDATE webhooks SET lease_owner = @owner, lease_until = @until
-           WHERE account_id = @account AND id = @id AND active = 1 AND (lease_owner = @owner OR lease_until < @now)
-           RETURNING ${HOOK_COLUMNS}`,
-          )
-          .all({ account: hook.accountId, id: hook.id, owner, now, until })
-          .map(hookOf)[0],
+      () => this.#statements().claim.all({ account: hook.accountId, id: hook.id, owner, now, until }).map(hookOf)[0],
     );
   }
 
   events(accountId: number, afterRev: number, limit: number): Promise<readonly OutboxEvent[]> {
     return this.run(() =>
-      this.db
-        .prepare<
-          [number, number, number],
-          { rev: number; kind: string; type: string; record: string; created: number }
-        >(
-          `SELECT rev, kind, type, record, created FROM webhook_outbox
-           WHERE account_id = ? AND rev > ? ORDER BY rev LIMIT ?`,
-        )
-        .all(accountId, afterRev, limit)
+      this.#statements()
+        .events.all(accountId, afterRev, limit)
         .map((row) => {
           const kind = outboxKind(row.kind);
           const columns: Record<string, unknown> = JSON.parse(row.record);
@@ -182,58 +230,36 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   progress(hook: HookRef, owner: string, progress: HookProgress, attempt: DeliveryAttempt | null): Promise<boolean> {
+    const statements = this.#statements();
     return this.run(() =>
       this.db.transaction((): boolean => {
-        const moved = this.db
-          .prepare(
-            `UPDATE webhooks SET delivered_rev = ?, attempts = ?, next_attempt = ?, failing_since = ?, active = ?,
-               disabled_reason = ?
-             WHERE account_id = ? AND id = ? AND lease_owner = ?`,
-          )
-          .run(
-            progress.deliveredRev,
-            progress.attempts,
-            progress.nextAttempt,
-            progress.failingSince,
-            progress.active ? 1 : 0,
-            progress.disabledReason,
-            hook.accountId,
-            hook.id,
-            owner,
-          ).changes;
+        const moved = statements.progress.run(
+          progress.deliveredRev,
+          progress.attempts,
+          progress.nextAttempt,
+          progress.failingSince,
+          progress.active ? 1 : 0,
+          progress.disabledReason,
+          hook.accountId,
+          hook.id,
+          owner,
+        ).changes;
         if (moved === 0) return false;
         if (attempt !== null) {
-          this.db
-            .prepare(
-              `INSERT INTO webhook_deliveries (account_id, hook_id, at, message_id, type, rev, status, error, duration_ms)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-            )
-            .run(
-              hook.accountId,
-              hook.id,
-              attempt.at,
-              attempt.messageId,
-              attempt.type,
-              attempt.rev,
-              attempt.status,
-              attempt.error,
-              attempt.durationMs,
-            );
-          this.db
-            .prepare(
-              `DELETE FROM webhook_deliveries WHERE account_id = @account AND hook_id = @id AND at < (
-                 SELECT at FROM webhook_deliveries WHERE account_id = @account AND hook_id = @id
-                 ORDER BY at DESC LIMIT 1 OFFSET @kept)`,
-            )
-            .run({ account: hook.accountId, id: hook.id, kept: KEPT_DELIVERIES - 1 });
+          statements.logDelivery.run(
+            hook.accountId,
+            hook.id,
+            attempt.at,
+            attempt.messageId,
+            attempt.type,
+            attempt.rev,
+            attempt.status,
+            attempt.error,
+            attempt.durationMs,
+          );
+          statements.trimLog.run({ account: hook.accountId, id: hook.id, kept: KEPT_DELIVERIES - 1 });
         }
-        // What every hook of the account is past (all of it when none is active) is not needed any more.
-        this.db
-          .prepare(
-            `DELETE FROM webhook_outbox WHERE account_id = @account AND rev <= coalesce(
-               (SELECT min(delivered_rev) FROM webhooks WHERE account_id = @account AND active = 1), 9223372036854775807)`,
-          )
-          .run({ account: hook.accountId });
+        statements.trimOutbox.run({ account: hook.accountId });
         return true;
       })(),
     );
@@ -241,11 +267,7 @@ export class SqliteWebhookStore implements WebhookStore {
 
   release(hook: HookRef, owner: string): Promise<void> {
     return this.run(() => {
-      this.db
-        .prepare(
-          'UPDATE webhooks SET lease_owner = NULL, lease_until = 0 WHERE account_id = ? AND id = ? AND lease_owner = ?',
-        )
-        .run(hook.accountId, hook.id, owner);
+      this.#statements().release.run(hook.accountId, hook.id, owner);
     });
   }
 
