@@ -221,7 +221,9 @@ function outageSuite(title: string, pooled: boolean): void {
       const pending = startRequest(server.origin, { path: '/v1/tasks', headers, body });
       const waiting = async (): Promise<boolean> => {
         const result = await admin.query(
-          "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'task-service' AND wait_event_type = 'Lock'",
+          // Any session of the database but this one: through PgBouncer the server connection need
+          // not carry the service's application_name.
+          "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'",
         );
         return result.rows.length > 0;
       };
