@@ -72,7 +72,9 @@ describeOnEachRoute(
       const dump = path.join(store.dataDir, 'tasks.dump');
       const dumped = spawnSync('pg_dump', ['--format=custom', `--file=${dump}`, source.url], { encoding: 'utf8' });
       expect(dumped.status, dumped.stderr).toBe(0);
-      // The old server goes on after the dump: a client's cursor gets ahead of it.
+      // The old server goes on after the dump: a client's cursor gets ahead of it. A date on the
+      // wire has whole seconds: one ahead of the dump names a later second than its last change.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
       server = await serveOn(store);
       await fill(server, token, 'lost');
       const ahead = bodyOf(await list(`?cursor=${encodeURIComponent(before.cursor)}`), taskList);
