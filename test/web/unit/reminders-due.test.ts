@@ -2,32 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../../web/src/api.ts';
 import { dueBetween, firingsOf } from '../../../web/src/reminders-due.ts';
+import { webTask } from './support/task.ts';
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 10, 27, 9);
 
 function task(fields: Partial<Task>): Task {
-  return {
-    id: 't1',
-    title: 'Call mom',
-    notes: '',
-    attribute: 'plan',
-    allDay: false,
-    startAt: null,
-    endAt: null,
-    completed: null,
-    trashed: null,
-    deleted: null,
-    project: null,
-    context: null,
-    tags: [],
-    priority: 0,
-    repeater: null,
-    created: T0 - HOUR,
-    updated: T0 - HOUR,
-    rev: 1,
-    ...fields,
-  };
+  return webTask('t1', { title: 'Call mom', attribute: 'plan', created: T0 - HOUR, updated: T0 - HOUR, ...fields });
 }
 
 describe('reminders falling due', () => {

@@ -2,32 +2,14 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../../web/src/api.ts';
 import { compileSearch, whereOf } from '../../../web/src/search.ts';
+import { webTask } from './support/task.ts';
 
 const DAY = 86_400_000;
 const TODAY = '2026-11-26';
 const NOON = Date.UTC(2026, 10, 26, 12);
 
 function task(fields: Partial<Task> & { readonly title: string }): Task {
-  return {
-    id: fields.title,
-    notes: '',
-    attribute: 'inbox',
-    allDay: false,
-    startAt: null,
-    endAt: null,
-    completed: null,
-    trashed: null,
-    deleted: null,
-    project: null,
-    context: null,
-    tags: [],
-    priority: 0,
-    repeater: null,
-    created: 0,
-    updated: 0,
-    rev: 1,
-    ...fields,
-  };
+  return webTask(fields.title, fields);
 }
 
 const TASKS: readonly Task[] = [

@@ -1,34 +1,10 @@
 /** Subtasks in a list (WEB.md 1b): nesting, and where a moved task goes among its siblings. */
 import { describe, expect, it } from 'vitest';
-import type { Task } from '../../../web/src/api.ts';
+import { webTask } from './support/task.ts';
 import { nest, placeAmong, subtaskCounts, underTrash } from '../../../web/src/subtasks.ts';
 
-function task(id: string, fields: Partial<Task> = {}): Task {
-  return {
-    id,
-    title: id,
-    notes: '',
-    attribute: 'inbox',
-    allDay: false,
-    startAt: null,
-    endAt: null,
-    completed: null,
-    trashed: null,
-    deleted: null,
-    project: null,
-    context: null,
-    tags: [],
-    priority: 0,
-    repeater: null,
-    created: 0,
-    updated: 0,
-    rev: 1,
-    ...fields,
-  };
-}
-
 describe('nest', () => {
-  const tree = [task('a'), task('b', { parentId: 'a' }), task('c', { parentId: 'b' }), task('d')];
+  const tree = [webTask('a'), webTask('b', { parentId: 'a' }), webTask('c', { parentId: 'b' }), webTask('d')];
   it('puts subtasks under their parents, deeper each level, in the view order', () => {
     expect(nest(tree, new Set()).map(({ task: { id }, depth, branch }) => [id, depth, branch])).toEqual([
       ['a', 0, true],
@@ -39,8 +15,8 @@ describe('nest', () => {
   });
   it('leaves out a collapsed task’s subtree, keeps a child whose parent is elsewhere, and draws a loop', () => {
     expect(nest(tree, new Set(['a'])).map(({ task: { id } }) => id)).toEqual(['a', 'd']);
-    expect(nest([task('x', { parentId: 'elsewhere' })], new Set()).map(({ depth }) => depth)).toEqual([0]);
-    const loop = [task('p', { parentId: 'q' }), task('q', { parentId: 'p' })];
+    expect(nest([webTask('x', { parentId: 'elsewhere' })], new Set()).map(({ depth }) => depth)).toEqual([0]);
+    const loop = [webTask('p', { parentId: 'q' }), webTask('q', { parentId: 'p' })];
     expect(
       nest(loop, new Set())
         .map(({ task: { id } }) => id)
@@ -50,19 +26,19 @@ describe('nest', () => {
 });
 
 describe('placeAmong', () => {
-  const zeros = ['a', 'b', 'c', 'd'].map((id) => task(id));
+  const zeros = ['a', 'b', 'c', 'd'].map((id) => webTask(id));
   it('takes a key between neighbours with room, else pushes the shorter side along', () => {
-    const spaced = [task('a', { sortOrder: 0 }), task('b', { sortOrder: 10 })];
-    expect(placeAmong(spaced, 1, task('x'))).toEqual([{ id: 'x', sortOrder: 5 }]);
-    expect(placeAmong(spaced, 0, task('x'))).toEqual([{ id: 'x', sortOrder: -1 }]);
-    expect(placeAmong(spaced, 2, task('x'))).toEqual([{ id: 'x', sortOrder: 11 }]);
+    const spaced = [webTask('a', { sortOrder: 0 }), webTask('b', { sortOrder: 10 })];
+    expect(placeAmong(spaced, 1, webTask('x'))).toEqual([{ id: 'x', sortOrder: 5 }]);
+    expect(placeAmong(spaced, 0, webTask('x'))).toEqual([{ id: 'x', sortOrder: -1 }]);
+    expect(placeAmong(spaced, 2, webTask('x'))).toEqual([{ id: 'x', sortOrder: 11 }]);
     // All at the default 0: one task above the place is pushed down.
-    expect(placeAmong(zeros, 1, task('x'))).toEqual([
+    expect(placeAmong(zeros, 1, webTask('x'))).toEqual([
       { id: 'x', sortOrder: -1 },
       { id: 'a', sortOrder: -2 },
     ]);
     // Near the end: the one below is pushed up instead.
-    expect(placeAmong(zeros, 3, task('x'))).toEqual([
+    expect(placeAmong(zeros, 3, webTask('x'))).toEqual([
       { id: 'x', sortOrder: 1 },
       { id: 'd', sortOrder: 2 },
     ]);
@@ -72,13 +48,15 @@ describe('placeAmong', () => {
 describe('counts and the trash', () => {
   it('counts done and all subtasks, and hides the subtree of a trashed or deleted parent', () => {
     const byId = new Map(
-      [task('p', { trashed: 1 }), task('c', { parentId: 'p' }), task('g', { parentId: 'c', completed: 1 })].map(
-        (item) => [item.id, item],
-      ),
+      [
+        webTask('p', { trashed: 1 }),
+        webTask('c', { parentId: 'p' }),
+        webTask('g', { parentId: 'c', completed: 1 }),
+      ].map((item) => [item.id, item]),
     );
     expect(subtaskCounts(byId.values()).get('c')).toEqual({ done: 1, total: 1 });
-    expect(underTrash(byId.get('g') ?? task('none'), byId)).toBe(true);
-    expect(underTrash(byId.get('p') ?? task('none'), byId)).toBe(false);
-    expect(underTrash(task('orphan', { parentId: 'deleted' }), byId)).toBe(true);
+    expect(underTrash(byId.get('g') ?? webTask('none'), byId)).toBe(true);
+    expect(underTrash(byId.get('p') ?? webTask('none'), byId)).toBe(false);
+    expect(underTrash(webTask('orphan', { parentId: 'deleted' }), byId)).toBe(true);
   });
 });
