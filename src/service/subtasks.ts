@@ -57,6 +57,20 @@ export function changeBelow(before: Task, after: Task): ((child: Task) => TaskIn
 }
 
 /**
+ * A task below a change, as the change leaves it (`project`: where it moves, or undefined when the
+ * change moves nothing); undefined when it stays as it was.
+ */
+export function draftBelow(
+  child: Task,
+  input: TaskInput,
+  context: Omit<MergeContext, 'project' | 'context'>,
+  project: Label | null | undefined,
+): TaskDraft | undefined {
+  const draft = mergeTask(child, input, { ...context, project, context: undefined });
+  return sameTask(child, draft) ? undefined : draft;
+}
+
+/**
  * The most tasks below one change that its own commit writes. A larger subtree is written ahead
  * in commits of this many (subtree-ahead.ts), so that other accounts' writes commit in between
  * (SQLite has one writer), and the task itself after them.
@@ -130,8 +144,8 @@ export async function carryToSubtree(
   const drafts: TaskDraft[] = [];
   for await (const children of walkBelow((ids) => tx.childrenOf(ids), after.id)) {
     for (const child of children) {
-      const draft = mergeTask(child, change(child), { ...context, project, context: undefined });
-      if (!sameTask(child, draft)) drafts.push(draft);
+      const draft = draftBelow(child, change(child), context, project);
+      if (draft !== undefined) drafts.push(draft);
     }
     if (bound !== 'unbounded' && drafts.length > SUBTREE_COMMIT) {
       bound.large.push({ before, after });

@@ -1,8 +1,7 @@
 import { TASK_FIELDS, type Label, type Task, type TaskDraft } from '../domain/task.js';
-import { mergeTask, type MergeContext } from '../domain/task-rules.js';
-import { sameTask } from '../domain/unchanged.js';
+import type { MergeContext } from '../domain/task-rules.js';
 import type { Store, WriteTx } from '../store/store.js';
-import { changeBelow, SUBTREE_COMMIT, type LargeSubtree } from './subtasks.js';
+import { changeBelow, draftBelow, SUBTREE_COMMIT, type LargeSubtree } from './subtasks.js';
 import { visitBelow, walkBelow } from './subtree-walk.js';
 
 /** A task below the changed one, with the parent it had when the subtree was read. */
@@ -38,14 +37,8 @@ export async function writeSubtreeAhead(
   // Only a move names the project: another large change of the same request may not have been
   // carried yet when this one was noted, so the task's project then is no guide.
   const moved = !TASK_FIELDS.project.same(large.before.project, large.after.project);
-  const changed = (task: Task): TaskDraft | undefined => {
-    const draft = mergeTask(task, change(task), {
-      ...context,
-      project: moved ? project : undefined,
-      context: undefined,
-    });
-    return sameTask(task, draft) ? undefined : draft;
-  };
+  const changed = (task: Task): TaskDraft | undefined =>
+    draftBelow(task, change(task), context, moved ? project : undefined);
   const rootId = large.after.id;
 
   const below: Below[] = [];

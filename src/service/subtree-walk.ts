@@ -30,12 +30,11 @@ export async function* walkBelow(
   }
 }
 
-/** Walks the whole subtree for what `childrenOf` does to each slice; answers how many tasks it read. */
+/** Walks the whole subtree for what `childrenOf` does to each slice. */
 export async function visitBelow(
   childrenOf: (parentIds: readonly string[]) => Promise<readonly Task[]>,
   rootId: string,
-): Promise<number> {
-  let visited = 0;
-  for await (const children of walkBelow(childrenOf, rootId)) visited += children.length;
-  return visited;
+): Promise<void> {
+  const slices = walkBelow(childrenOf, rootId);
+  while (!(await slices.next()).done);
 }
