@@ -54,10 +54,15 @@ function problemWith(answer: RawAnswer): string | undefined {
   return /^E\d{3}$/.test(checked) ? undefined : checked;
 }
 
-function problemsOf(exchange: RawExchange, what: string): string[] {
+/**
+ * What is wrong with the answers to a malformed request. `accepted` picks the answers that are
+ * fine without being refusals (a random request may be a valid one); they still count as answers,
+ * so a kept-alive connection after one is no hang.
+ */
+function problemsOf(exchange: RawExchange, what: string, accepted: (answer: RawAnswer) => boolean): string[] {
   // An interim answer (100 Continue to an Expect header) comes before the real one.
   const problems = exchange.answers
-    .filter((answer) => answer.status >= 200)
+    .filter((answer) => answer.status >= 200 && !accepted(answer))
     .map(problemWith)
     .filter((problem): problem is string => problem !== undefined);
   if (exchange.rest !== '') problems.push(`bytes that are no answer: ${JSON.stringify(exchange.rest.slice(0, 200))}`);
@@ -111,11 +116,8 @@ describe('hostile input over real sockets: serve --http', () => {
     cases += 1;
     const exchange = await rawExchange(started().port, Buffer.from(text, 'latin1'));
     // Pipelined after a good request, the garbage may cut the good one's answer off: both are fine.
-    const refusals = {
-      ...exchange,
-      answers: exchange.answers.filter((answer) => answer.status !== 200 || name !== 'garbage after a good request'),
-    };
-    expect(problemsOf(refusals, name)).toEqual([]);
+    const accepted = (answer: RawAnswer): boolean => answer.status === 200 && name === 'garbage after a good request';
+    expect(problemsOf(exchange, name, accepted)).toEqual([]);
   });
 
   it(
@@ -145,13 +147,17 @@ describe('hostile input over real sockets: serve --http', () => {
         fc.asyncProperty(raw, async (bytes) => {
           cases += 1;
           const exchange = await rawExchange(started().port, bytes, { waitMs: 3000 });
-          // A random request may be a valid one (GET /healthz): only the refusals are checked.
-          const refusals = { ...exchange, answers: exchange.answers.filter((answer) => answer.status !== 200) };
-          const problems = problemsOf(refusals, JSON.stringify(bytes.toString('latin1')));
+          // A random request may be a valid one (GET /healthz, kept alive): only the refusals are checked.
+          const problems = problemsOf(
+            exchange,
+            JSON.stringify(bytes.toString('latin1')),
+            (answer) => answer.status === 200,
+          );
           for (const answer of exchange.answers) if (answer.status >= 500) problems.push(`status ${answer.status}`);
           if (problems.length > 0) throw new Error(problems.join('\n'));
         }),
-        { numRuns: 80 },
+        // The first is a valid request, answered 200 and kept alive: CI once took it for a hang.
+        { numRuns: 80, examples: [[Buffer.from(`GET /healthz HTTP/1.1${CRLF}${CRLF}`, 'latin1')]] },
       );
     },
   );
@@ -228,7 +234,7 @@ describe('hostile input over real sockets: serve --http', () => {
         expect(exchange.closed).toBe(true);
         expect(exchange.ms).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS - 500);
         expect(exchange.ms).toBeLessThan(HEADERS_TIMEOUT_MS + 3000);
-        expect(problemsOf(exchange, 'slow loris')).toEqual([]);
+        expect(problemsOf(exchange, 'slow loris', () => false)).toEqual([]);
       }
     },
   );

@@ -46,6 +46,8 @@ describe('whole-account search, with filters, saved in the navigation', { timeou
     await page.getByRole('textbox', { name: 'Search name' }).press('Enter');
     const nav = page.getByRole('navigation');
     await nav.getByRole('link', { name: 'Inbox' }).click();
+    // The view follows the hash a moment after the click (CI once read the field before it did).
+    await page.getByRole('heading', { name: 'Inbox', level: 1 }).waitFor();
     expect(await field.inputValue()).toBe('');
     await nav.getByRole('link', { name: 'Home milk' }).click();
     await page.getByRole('heading', { name: 'Home milk', level: 1 }).waitFor();
