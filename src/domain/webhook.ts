@@ -91,6 +91,15 @@ export interface DeliveryAttempt {
   readonly durationMs: number;
 }
 
+/** A hook of an account, as the sender names it. */
+export interface HookRef {
+  readonly accountId: number;
+  readonly id: string;
+}
+
+/** The last tries a hook's log keeps (API.md 4.7: Settings shows them). */
+export const KEPT_DELIVERIES = 50;
+
 /** Where a hook's deliveries stand after a try (or a skip). */
 export interface HookProgress {
   readonly deliveredRev: number;

@@ -8,10 +8,10 @@ import {
   type OutboxEvent,
   type StoredWebhook,
   type Webhook,
+  type HookRef,
 } from '../domain/webhook.js';
 import type { ChangeListener } from '../store/change-feed.js';
 import type { Store } from '../store/store.js';
-import type { HookRef } from '../store/webhook-store.js';
 import { newRecordId } from './ids.js';
 
 /** What the deliveries of an account are written with. */
@@ -104,8 +104,13 @@ export class WebhookService {
       this.store.webhooks.claim(hook, owner, this.now(), until),
     events: (accountId: number, afterRev: number, limit: number): Promise<readonly OutboxEvent[]> =>
       this.store.webhooks.events(accountId, afterRev, limit),
-    progress: (hook: HookRef, owner: string, progress: HookProgress, attempt: DeliveryAttempt | null) =>
-      this.store.webhooks.progress(hook, owner, progress, attempt),
+    progress: (
+      hook: HookRef,
+      owner: string,
+      progress: HookProgress,
+      attempts: readonly DeliveryAttempt[],
+      until: Micros | null,
+    ): Promise<StoredWebhook | undefined> => this.store.webhooks.progress(hook, owner, progress, attempts, until),
     release: (hook: HookRef, owner: string): Promise<void> => this.store.webhooks.release(hook, owner),
     /** What a delivery of the account is written with: its zone, and for cursors the store's epoch and the purge mark. */
     contextOf: async (accountId: number): Promise<DeliveryContext> => {

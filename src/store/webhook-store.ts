@@ -1,18 +1,13 @@
 import type { Micros } from '../domain/time.js';
 import type {
   DeliveryAttempt,
+  HookRef,
   HookProgress,
   NewWebhook,
   OutboxEvent,
   StoredWebhook,
   WebhookPatch,
 } from '../domain/webhook.js';
-
-/** A hook of an account, as the sender names it. */
-export interface HookRef {
-  readonly accountId: number;
-  readonly id: string;
-}
 
 /**
  * An account's webhooks, the outbox of their changes and their delivery logs (API.md 4.7). The
@@ -39,10 +34,18 @@ export interface WebhookStore {
   /** The account's changes after `afterRev` in the outbox, in commit order. */
   events(accountId: number, afterRev: number, limit: number): Promise<readonly OutboxEvent[]>;
   /**
-   * Records where the hook stands after a try or a skip (and the try in its log, keeping the last
-   * 50), if `owner` still holds its lease; false otherwise. Outbox rows every hook is past go.
+   * Records where the hook stands after tries and skips (the tries in its log, which keeps the
+   * last 50), if `owner` still holds its lease, and renews the lease until `until` or, when null,
+   * lets it go; a hook the owner turned off meanwhile stays off. Outbox rows every active hook is
+   * past go. The hook as it now stands; undefined when the lease was lost.
    */
-  progress(hook: HookRef, owner: string, progress: HookProgress, attempt: DeliveryAttempt | null): Promise<boolean>;
+  progress(
+    hook: HookRef,
+    owner: string,
+    progress: HookProgress,
+    attempts: readonly DeliveryAttempt[],
+    until: Micros | null,
+  ): Promise<StoredWebhook | undefined>;
   release(hook: HookRef, owner: string): Promise<void>;
   /** The hook's last 50 tries, newest first. */
   deliveries(hook: HookRef): Promise<readonly DeliveryAttempt[]>;

@@ -1,21 +1,33 @@
 /**
  * A webhook receiver costs one bounded slot (issue #24): an answer is read to 64 KiB at most, a
  * redirect is not followed, a receiver that never answers is cut at 10 s; private targets are
- * refused after DNS unless allowed.
+ * refused after DNS unless allowed. A hook's deliveries share one kept connection, and one the
+ * receiver dropped is replaced at once.
  */
-import { createServer, type Server } from 'node:http';
+import { Agent, createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ReceiverConnections } from '../../src/http/webhooks/connections.js';
 import { post, ANSWER_READ_BYTES } from '../../src/http/webhooks/post.js';
 import { checkTarget, isPrivateAddress, RefusedTarget } from '../../src/http/webhooks/targets.js';
 
 const servers: Server[] = [];
+const agents: Agent[] = [];
+const connections = new ReceiverConnections();
 afterEach(async () => {
+  for (const agent of agents.splice(0)) agent.destroy();
+  connections.closeAll();
   for (const server of servers.splice(0)) {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }
 });
+
+function freshAgent(): Agent {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  agents.push(agent);
+  return agent;
+}
 
 async function serve(handler: Parameters<typeof createServer>[1]): Promise<string> {
   const server = createServer(handler);
@@ -36,7 +48,7 @@ describe('sending to a receiver', () => {
       };
       more();
     });
-    const outcome = await post(await checkTarget(url, true), {}, '{}');
+    const outcome = await post(await checkTarget(url, true), {}, '{}', freshAgent());
     expect(outcome).toEqual({ status: 200, error: null });
     expect(written).toBeLessThan(64 * 1024 * 1024);
     expect(ANSWER_READ_BYTES).toBe(64 * 1024);
@@ -52,16 +64,55 @@ describe('sending to a receiver', () => {
       response.writeHead(307, { location: elsewhere });
       response.end();
     });
-    expect(await post(await checkTarget(url, true), {}, '{}')).toEqual({ status: 307, error: null });
+    expect(await post(await checkTarget(url, true), {}, '{}', freshAgent())).toEqual({ status: 307, error: null });
     expect(followed).toBe(false);
   });
 
   it('cuts a receiver that never answers at 10 s', { timeout: 20_000 }, async () => {
     const url = await serve(() => undefined);
-    expect(await post(await checkTarget(url, true), {}, '{}')).toEqual({
+    expect(await post(await checkTarget(url, true), {}, '{}', freshAgent())).toEqual({
       status: null,
       error: 'no answer within 10 s',
     });
+  });
+});
+
+describe('connections to a receiver', () => {
+  it("sends one hook's deliveries over one kept connection, and a new one for a new address", async () => {
+    const sockets = new Set<unknown>();
+    const url = await serve((request, response) => {
+      sockets.add(request.socket);
+      request.resume();
+      request.on('end', () => response.writeHead(204).end());
+    });
+    const target = await checkTarget(url, true);
+    for (let index = 0; index < 5; index += 1) {
+      expect(await post(target, {}, '{}', connections.agentFor('1/a', target))).toEqual({ status: 204, error: null });
+    }
+    expect(sockets.size).toBe(1);
+    // Another hook gets its own connection.
+    await post(target, {}, '{}', connections.agentFor('1/b', target));
+    expect(sockets.size).toBe(2);
+    const moved = await checkTarget(await serve((_request, response) => response.writeHead(204).end()), true);
+    expect(connections.agentFor('1/a', moved)).not.toBe(connections.agentFor('1/a', target));
+  });
+
+  it('sends again on a new connection when the receiver dropped the kept one', async () => {
+    let requests = 0;
+    const served = new WeakMap<object, number>();
+    const url = await serve((request, response) => {
+      requests += 1;
+      const before = served.get(request.socket) ?? 0;
+      served.set(request.socket, before + 1);
+      // The second request on a connection finds it closed, as after a receiver's idle time-out.
+      if (before === 1) request.socket.destroy();
+      else response.writeHead(204).end();
+    });
+    const target = await checkTarget(url, true);
+    const agent = freshAgent();
+    expect(await post(target, {}, '{}', agent)).toEqual({ status: 204, error: null });
+    expect(await post(target, {}, '{}', agent)).toEqual({ status: 204, error: null });
+    expect(requests).toBe(3);
   });
 });
 

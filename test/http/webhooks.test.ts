@@ -25,6 +25,8 @@ interface Received {
 class Receiver {
   readonly received: Received[] = [];
   answer: (received: Received) => number = () => 204;
+  /** Answers wait for this. */
+  held: Promise<void> = Promise.resolve();
   #server: Server | undefined;
   #waiters: { count: number; resolve: () => void }[] = [];
 
@@ -36,8 +38,10 @@ class Receiver {
       request.on('end', () => {
         const received = { headers: request.headers, body };
         this.received.push(received);
-        response.statusCode = this.answer(received);
-        response.end();
+        void this.held.then(() => {
+          response.statusCode = this.answer(received);
+          response.end();
+        });
         for (const waiter of this.#waiters.splice(0)) {
           if (this.received.length >= waiter.count) waiter.resolve();
           else this.#waiters.push(waiter);
@@ -108,6 +112,8 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
     outcomes.length = 0;
   });
 
+  let accountId = 0;
+
   async function start(allowPrivate = true): Promise<Client> {
     receiver = new Receiver();
     url = await receiver.start();
@@ -117,7 +123,22 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
     });
     sender.start();
     const user = await harness.newUser();
+    accountId = (await harness.store.findAccount(user.username))?.id ?? 0;
     return new Client(harness.app, user.token);
+  }
+
+  /** Reads the hook's log until `done` holds of it (its writes come just after the answers). */
+  async function logUntil(
+    client: Client,
+    hookId: string,
+    done: (entries: z.infer<typeof deliveryLog>['entries']) => boolean,
+  ): Promise<z.infer<typeof deliveryLog>['entries']> {
+    let entries = ok(await client.get(`/v1/webhooks/${hookId}/deliveries`), deliveryLog).entries;
+    for (let tries = 0; !done(entries) && tries < 200; tries++) {
+      await sleep(10);
+      entries = ok(await client.get(`/v1/webhooks/${hookId}/deliveries`), deliveryLog).entries;
+    }
+    return entries;
   }
 
   it('makes, lists, changes and deletes a hook; the secret is shown once', async () => {
@@ -246,6 +267,32 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
     const numbers = revs.map((cursor) => decodeCursor(cursor)?.rev);
     expect(numbers.every((rev) => rev !== undefined)).toBe(true);
     expect(numbers).toEqual([...numbers].sort((a = 0, b = 0) => a - b));
+    // Recorded a batch at a time: the log has the newest 50, newest first, and the outbox is empty.
+    const hookId = ok(await client.get('/v1/webhooks'), hookList).entries[0]?.id ?? '';
+    const newest = ids.slice(-50).reverse();
+    const log = await logUntil(client, hookId, (entries) => entries[0]?.message_id === newest[0]);
+    expect(log.map((entry) => entry.webhook_id)).toEqual(newest);
+    expect(await harness.store.webhooks.events(accountId, 0, 10)).toEqual([]);
+  });
+
+  it('leaves a hook its owner turned off during a run of deliveries off', async () => {
+    const client = await start();
+    const made = ok(await client.post('/v1/webhooks', { url, events: ['*'] }), wireHook);
+    let answer = (): void => undefined;
+    receiver.held = new Promise((resolve) => (answer = resolve));
+    await client.postTasks(Array.from({ length: 50 }, (_, index) => ({ title: `t${index}` })));
+    await receiver.receivedCount(1);
+    ok(await client.post('/v1/webhooks', { id: made.id, active: false }), wireHook);
+    answer();
+    await logUntil(client, made.id, (entries) => entries.length > 0);
+    await sleep(100);
+    const [hook] = ok(await client.get('/v1/webhooks'), hookList).entries;
+    expect(hook?.active).toBe(false);
+    // Nothing more is sent to it.
+    const sent = receiver.received.length;
+    await client.createTask({ title: 'after' });
+    await sleep(200);
+    expect(receiver.received).toHaveLength(sent);
   });
 
   it('refuses a loopback target unless allowed, and says why in the log', async () => {

@@ -14,23 +14,43 @@ export interface PostOutcome {
   readonly error: string | null;
 }
 
+interface Tried extends PostOutcome {
+  /** It failed on a kept connection the receiver had closed by the time it was used. */
+  readonly stale: boolean;
+}
+
 /**
- * POSTs `body` to the checked address, the URL's host name kept for TLS and Host. Bounded: the
- * whole exchange is cut at 10 s and the answer read to 64 KiB at most; a redirect is an answer
- * like any other (not followed). Never rejects.
+ * POSTs `body` to the checked address, the URL's host name kept for TLS and Host, over the
+ * agent's kept connection when it has one (ReceiverConnections). Bounded: the whole exchange is
+ * cut at 10 s and the answer read to 64 KiB at most; a redirect is an answer like any other (not
+ * followed). Never rejects.
  */
-export function post(
+export async function post(
   target: CheckedTarget,
   headers: Readonly<Record<string, string>>,
   body: string,
+  agent: http.Agent,
 ): Promise<PostOutcome> {
+  const first = await postOnce(target, headers, body, agent);
+  // The receiver may close an idle connection just as it is reused: the agent makes a new one.
+  const { status, error } = first.stale ? await postOnce(target, headers, body, agent) : first;
+  return { status, error };
+}
+
+function postOnce(
+  target: CheckedTarget,
+  headers: Readonly<Record<string, string>>,
+  body: string,
+  agent: http.Agent,
+): Promise<Tried> {
   return new Promise((resolve) => {
     let settled = false;
-    const settle = (outcome: PostOutcome): void => {
+    /** `whole`: the answer was read to its end, so the connection may be kept for the next. */
+    const settle = (outcome: Tried, whole = false): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      request.destroy();
+      if (!whole) request.destroy();
       resolve(outcome);
     };
     // The address checked, whatever the name resolves to now.
@@ -42,21 +62,27 @@ export function post(
       method: 'POST',
       headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
       lookup: pinned,
-      agent: false as const,
+      agent,
     };
     const request =
       target.url.protocol === 'https:' ? https.request(target.url, options) : http.request(target.url, options);
-    const timer = setTimeout(() => settle({ status: null, error: 'no answer within 10 s' }), DELIVERY_TIMEOUT_MS);
-    request.on('error', (error) => settle({ status: null, error: error.message }));
+    const timer = setTimeout(
+      () => settle({ status: null, error: 'no answer within 10 s', stale: false }),
+      DELIVERY_TIMEOUT_MS,
+    );
+    request.on('error', (error) => {
+      const stale = request.reusedSocket && 'code' in error && error.code === 'ECONNRESET';
+      settle({ status: null, error: error.message, stale });
+    });
     request.on('response', (response) => {
       const status = response.statusCode ?? null;
       let read = 0;
       response.on('data', (chunk: Buffer) => {
         read += chunk.length;
-        if (read >= ANSWER_READ_BYTES) settle({ status, error: null });
+        if (read >= ANSWER_READ_BYTES) settle({ status, error: null, stale: false });
       });
-      response.on('end', () => settle({ status, error: null }));
-      response.on('error', () => settle({ status, error: null }));
+      response.on('end', () => settle({ status, error: null, stale: false }, true));
+      response.on('error', () => settle({ status, error: null, stale: false }));
     });
     request.end(body);
   });

@@ -4,6 +4,7 @@ import {
   afterSuccess,
   wantsEvent,
   type DeliveryAttempt,
+  type HookRef,
   type OutboxEvent,
   type StoredWebhook,
 } from '../../domain/webhook.js';
@@ -15,7 +16,8 @@ import { encodeCursor } from '../wire/cursor.js';
 import { formatDateTime } from '../wire/dates.js';
 import { post } from './post.js';
 import { signature } from './signing.js';
-import { checkTarget, RefusedTarget } from './targets.js';
+import { ReceiverConnections } from './connections.js';
+import { checkTarget, RefusedTarget, type CheckedTarget } from './targets.js';
 
 /** How a delivery ended, as /metrics counts them. */
 export type DeliveryOutcome = 'delivered' | 'failed' | 'refused_target';
@@ -33,12 +35,21 @@ export interface SenderOptions {
 const LEASE_MICROS = 15 * MICROS_PER_SECOND;
 /** A try takes 10 s at most (post.ts): the lease is renewed when less than this is left. */
 const RENEW_BEFORE_MICROS = 11 * MICROS_PER_SECOND;
-/** Outbox rows read at once. */
+/**
+ * Outbox rows read at once. Where a hook stands is recorded once per batch (and before a lease
+ * renewal, and at a failure): a crash in between sends the batch's delivered changes again, with
+ * their same webhook-id (at least once, API.md 4.7), and a busy hook costs the store three
+ * statements per batch instead of one per delivery.
+ */
 const BATCH = 100;
 /** Past every time of the store: `pending` then finds hooks whose retry is still to come too. */
 const ANY_TIME: Micros = Number.MAX_SAFE_INTEGER;
 
 type HookKey = `${number}/${string}`;
+
+function keyOf(ref: HookRef): HookKey {
+  return `${ref.accountId}/${ref.id}`;
+}
 
 /**
  * Delivers the outbox (API.md 4.7). Woken by the change feed (a commit that wrote to the outbox),
@@ -52,9 +63,15 @@ export class WebhookSender {
   readonly #busy = new Set<HookKey>();
   /** Hooks woken again while busy: they look once more when done. */
   readonly #again = new Set<HookKey>();
+  /**
+   * Accounts (or all, at a resync) whose hooks are being looked up, and whether they were woken
+   * again meanwhile: a burst of commits costs one lookup after the one under way, not one each.
+   */
+  readonly #looking = new Map<string, boolean>();
   readonly #timers = new Map<HookKey, NodeJS.Timeout>();
   /** Looks at accounts whose hooks another sender held, once its lease may have lapsed. */
   readonly #later = new Set<NodeJS.Timeout>();
+  readonly #connections = new ReceiverConnections();
   #unsubscribe: (() => void) | undefined;
   #stopped = false;
   readonly #running = new Set<Promise<void>>();
@@ -66,11 +83,11 @@ export class WebhookSender {
 
   start(): void {
     this.#unsubscribe = this.hooks.subscribe((note) => {
-      if (note.type === 'resync') this.#wake(undefined, ANY_TIME);
+      if (note.type === 'resync') this.#wake(undefined);
       // Not at every commit: a look costs the store a read, and most accounts have no hook.
-      else if (note.type === 'outbox' || !this.hooks.tellsOutbox()) this.#wake(note.accountId, this.hooks.clock());
+      else if (note.type === 'outbox' || !this.hooks.tellsOutbox()) this.#wake(note.accountId);
     });
-    this.#wake(undefined, ANY_TIME);
+    this.#wake(undefined);
   }
 
   /** Stops waking, and waits for the tries under way (each bounded to 10 s). */
@@ -82,14 +99,36 @@ export class WebhookSender {
     for (const timer of this.#later) clearTimeout(timer);
     this.#later.clear();
     await Promise.all([...this.#running]);
+    this.#connections.closeAll();
   }
 
-  #wake(accountId: number | undefined, dueBy: Micros): void {
+  /**
+   * Looks for the account's hooks with deliveries due (every account's when none is named);
+   * `anyTime`: hooks waiting for a retry too (their timer was another process's, or is lost).
+   */
+  #wake(accountId: number | undefined, anyTime = accountId === undefined): void {
     if (this.#stopped) return;
+    // A hook of the account being delivered may have read the outbox before this commit, and its
+    // live lease hides it from the lookup: it looks once more when done.
+    const prefix = `${accountId}/`;
+    for (const key of this.#busy) if (accountId === undefined || key.startsWith(prefix)) this.#again.add(key);
+    const slot = `${accountId ?? 'all'}${anyTime ? ' any time' : ''}`;
+    if (this.#looking.has(slot)) {
+      this.#looking.set(slot, true);
+      return;
+    }
+    this.#looking.set(slot, false);
     this.#track(
       (async () => {
-        const refs = await this.hooks.pending(dueBy, accountId);
-        for (const ref of refs) this.#work(ref.accountId, ref.id);
+        try {
+          do {
+            this.#looking.set(slot, false);
+            const refs = await this.hooks.pending(anyTime ? ANY_TIME : this.hooks.clock(), accountId);
+            for (const ref of refs) this.#work(ref);
+          } while (this.#looking.get(slot) === true && !this.#stopped);
+        } finally {
+          this.#looking.delete(slot);
+        }
       })(),
     );
   }
@@ -99,8 +138,8 @@ export class WebhookSender {
     this.#running.add(running);
   }
 
-  #work(accountId: number, id: string): void {
-    const key: HookKey = `${accountId}/${id}`;
+  #work(ref: HookRef): void {
+    const key = keyOf(ref);
     if (this.#busy.has(key)) {
       this.#again.add(key);
       return;
@@ -111,7 +150,7 @@ export class WebhookSender {
         try {
           do {
             this.#again.delete(key);
-            await this.#deliverAll({ accountId, id });
+            await this.#deliverAll(ref);
           } while (this.#again.has(key) && !this.#stopped);
         } finally {
           this.#busy.delete(key);
@@ -120,21 +159,26 @@ export class WebhookSender {
     );
   }
 
-  /** Delivers the hook's queue in order while it holds the lease; stops at the first failure. */
-  async #deliverAll(ref: { readonly accountId: number; readonly id: string }): Promise<void> {
-    const key: HookKey = `${ref.accountId}/${ref.id}`;
-    let context: DeliveryContext | undefined;
+  /**
+   * Delivers the hook's queue in order while it holds the lease; stops at the first failure.
+   * Where it stands is recorded once per batch, which also renews the lease, or lets it go when
+   * the queue is done (a commit meanwhile wakes the hook again: #again).
+   */
+  async #deliverAll(ref: HookRef): Promise<void> {
+    const key = keyOf(ref);
+    let leaseUntil = this.hooks.clock() + LEASE_MICROS;
+    let hook = await this.hooks.claim(ref, this.#owner, leaseUntil);
+    if (hook === undefined) {
+      // Another sender holds it (or one that died does, until its lease lapses): look again
+      // then, in case nobody is left to finish.
+      this.#lookAgainLater(ref.accountId);
+      return;
+    }
+    let held = true;
     try {
+      let context: DeliveryContext | undefined;
+      let target: Promise<CheckedTarget | Error> | undefined;
       for (;;) {
-        if (this.#stopped) return;
-        let leaseUntil = this.hooks.clock() + LEASE_MICROS;
-        const hook = await this.hooks.claim(ref, this.#owner, leaseUntil);
-        if (hook === undefined) {
-          // Another sender holds it (or one that died does, until its lease lapses): look again
-          // then, in case nobody is left to finish.
-          this.#lookAgainLater(ref.accountId);
-          return;
-        }
         const now = this.hooks.clock();
         if (hook.nextAttempt !== null && hook.nextAttempt > now) {
           this.#retryAt(key, ref, hook.nextAttempt - now);
@@ -143,51 +187,72 @@ export class WebhookSender {
         const events = await this.hooks.events(ref.accountId, hook.deliveredRev, BATCH);
         if (events.length === 0) return;
         context ??= await this.hooks.contextOf(ref.accountId);
-        let current: StoredWebhook = hook;
+        const sent: DeliveryAttempt[] = [];
+        let deliveredRev = hook.deliveredRev;
+        let failed: DeliveryAttempt | undefined;
+        let renew = false;
         for (const event of events) {
-          if (this.#stopped) return;
           // Renewed before a try that could outlast it (10 s at most), so a slow receiver never does.
-          if (leaseUntil - this.hooks.clock() < RENEW_BEFORE_MICROS) {
-            leaseUntil = this.hooks.clock() + LEASE_MICROS;
-            if ((await this.hooks.claim(ref, this.#owner, leaseUntil)) === undefined) return;
+          renew = leaseUntil - this.hooks.clock() < RENEW_BEFORE_MICROS;
+          if (this.#stopped || renew) break;
+          if (wantsEvent(hook.events, event.type)) {
+            // Checked after DNS once per run (and when the URL changes): each try connects there.
+            target ??= checkTarget(hook.url, this.options.allowPrivate).catch((error: unknown) =>
+              error instanceof Error ? error : new Error(String(error)),
+            );
+            const attempt = await this.#send(key, hook, event, context, await target);
+            if (attempt.status === null || attempt.status < 200 || attempt.status >= 300) {
+              failed = attempt;
+              break;
+            }
+            sent.push(attempt);
           }
-          if (!wantsEvent(current.events, event.type)) {
-            if (!(await this.hooks.progress(ref, this.#owner, afterSuccess(event.rev), null))) return;
-            current = { ...current, deliveredRev: event.rev };
-            continue;
-          }
-          const attempt = await this.#send(current, event, context);
-          if (attempt.status !== null && attempt.status >= 200 && attempt.status < 300) {
-            if (!(await this.hooks.progress(ref, this.#owner, afterSuccess(event.rev), attempt))) return;
-            current = { ...current, deliveredRev: event.rev, attempts: 0, failingSince: null, nextAttempt: null };
-            continue;
-          }
-          const after = afterFailure(current, attempt.at);
-          await this.hooks.progress(ref, this.#owner, after, attempt);
-          if (after.active && after.nextAttempt !== null) this.#retryAt(key, ref, after.nextAttempt - attempt.at);
+          deliveredRev = event.rev;
+        }
+        if (failed !== undefined) {
+          // Failures count on from where the hook stood, unless a delivery of this batch came through.
+          const before = sent.length > 0 ? { ...hook, attempts: 0, failingSince: null } : hook;
+          const after = afterFailure({ ...before, deliveredRev }, failed.at);
+          held = false;
+          await this.hooks.progress(ref, this.#owner, after, [...sent, failed], null);
+          if (after.active && after.nextAttempt !== null) this.#retryAt(key, ref, after.nextAttempt - failed.at);
           return;
         }
+        // More may wait when the batch was full or cut short; else a commit meanwhile wakes it again.
+        const more = (renew || events.length === BATCH) && !this.#stopped;
+        leaseUntil = this.hooks.clock() + LEASE_MICROS;
+        held = more;
+        const recorded = await this.hooks.progress(
+          ref,
+          this.#owner,
+          afterSuccess(deliveredRev),
+          sent,
+          more ? leaseUntil : null,
+        );
+        if (!more || recorded === undefined || !recorded.active) return;
+        if (recorded.url !== hook.url) target = undefined;
+        hook = recorded;
       }
     } finally {
-      await this.hooks.release(ref, this.#owner).catch(() => undefined);
+      if (held) await this.hooks.release(ref, this.#owner).catch(() => undefined);
     }
   }
 
   #lookAgainLater(accountId: number): void {
     const timer = setTimeout(() => {
       this.#later.delete(timer);
-      this.#wake(accountId, ANY_TIME);
+      this.#wake(accountId, true);
     }, LEASE_MICROS / 1000);
     timer.unref();
     this.#later.add(timer);
   }
 
-  #retryAt(key: HookKey, ref: { readonly accountId: number; readonly id: string }, inMicros: number): void {
+  #retryAt(key: HookKey, ref: HookRef, inMicros: number): void {
     clearTimeout(this.#timers.get(key));
     const timer = setTimeout(
       () => {
         this.#timers.delete(key);
-        this.#work(ref.accountId, ref.id);
+        this.#work(ref);
       },
       Math.max(0, Math.ceil(inMicros / 1000)),
     );
@@ -195,33 +260,35 @@ export class WebhookSender {
     this.#timers.set(key, timer);
   }
 
-  async #send(hook: StoredWebhook, event: OutboxEvent, context: DeliveryContext): Promise<DeliveryAttempt> {
+  async #send(
+    key: HookKey,
+    hook: StoredWebhook,
+    event: OutboxEvent,
+    context: DeliveryContext,
+    target: CheckedTarget | Error,
+  ): Promise<DeliveryAttempt> {
     // The same id on every try of this delivery: receivers drop repeats by it.
     const messageId = `msg_${hook.id}_${event.rev}`;
-    const body = deliveryBody(event, messageId, context);
     const at = this.hooks.clock();
     const started = performance.now();
-    const timestamp = Math.floor(at / MICROS_PER_SECOND);
     let status: number | null = null;
     let error: string | null;
     let outcome: DeliveryOutcome;
-    try {
-      const target = await checkTarget(hook.url, this.options.allowPrivate);
-      ({ status, error } = await post(
-        target,
-        {
-          'user-agent': 'task-service webhooks',
-          'webhook-id': messageId,
-          'webhook-timestamp': String(timestamp),
-          'webhook-signature': signature(hook.secret, messageId, timestamp, body),
-        },
-        body,
-      ));
+    if (target instanceof Error) {
+      outcome = target instanceof RefusedTarget ? 'refused_target' : 'failed';
+      error = target.message;
+    } else {
+      const body = deliveryBody(event, messageId, context);
+      const timestamp = Math.floor(at / MICROS_PER_SECOND);
+      const headers = {
+        'user-agent': 'task-service webhooks',
+        'webhook-id': messageId,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signature(hook.secret, messageId, timestamp, body),
+      };
+      ({ status, error } = await post(target, headers, body, this.#connections.agentFor(key, target)));
       outcome = status !== null && status >= 200 && status < 300 ? 'delivered' : 'failed';
       if (error === null && outcome === 'failed') error = `answered ${status ?? 'nothing'}`;
-    } catch (thrown) {
-      outcome = thrown instanceof RefusedTarget ? 'refused_target' : 'failed';
-      error = thrown instanceof Error ? thrown.message : String(thrown);
     }
     const durationMs = Math.round(performance.now() - started);
     this.options.observe?.(

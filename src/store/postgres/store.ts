@@ -65,7 +65,7 @@ export class PostgresStore implements Store {
     listenUrl?: string,
   ) {
     this.auth = new PostgresAuthStore(pool);
-    this.webhooks = new PostgresWebhookStore(pool, timeouts);
+    this.webhooks = new PostgresWebhookStore(pool);
     this.#changes = new ChangeListeners(listenUrl !== undefined);
     this.#listener = listenUrl === undefined ? undefined : new ChangeListener(listenUrl, this.#changes);
     this.changes = {

@@ -2,17 +2,17 @@ import type pg from 'pg';
 import type { Micros } from '../../domain/time.js';
 import type {
   DeliveryAttempt,
+  HookRef,
   HookProgress,
   NewWebhook,
   OutboxEvent,
   StoredWebhook,
   WebhookPatch,
 } from '../../domain/webhook.js';
+import { KEPT_DELIVERIES } from '../../domain/webhook.js';
 import { outboxKind, storedEvent } from '../kinds/webhook-events.js';
-import type { HookRef, WebhookStore } from '../webhook-store.js';
+import type { WebhookStore } from '../webhook-store.js';
 import { guarded } from './errors.js';
-import { Lease } from './lease.js';
-import type { ServerTimeouts } from './pool.js';
 import { KIND_TABLES } from './tables.js';
 import { microsOrNull, numberFromBigint, type BigintText } from './values.js';
 
@@ -61,16 +61,9 @@ interface AttemptRow {
   readonly duration_ms: number;
 }
 
-/** The last tries kept per hook. */
-const KEPT_DELIVERIES = 50;
-
 /** Webhooks on PostgreSQL: every statement names its account, as everywhere (sharding). */
 export class PostgresWebhookStore implements WebhookStore {
-  constructor(
-    private readonly pool: pg.Pool,
-    /** What the transactions this store opens set for themselves (Lease.begin). */
-    private readonly timeouts: ServerTimeouts,
-  ) {}
+  constructor(private readonly pool: pg.Pool) {}
 
   list(accountId: number): Promise<readonly StoredWebhook[]> {
     return guarded(async () => {
@@ -185,75 +178,68 @@ export class PostgresWebhookStore implements WebhookStore {
    * One transaction: one commit (one WAL flush) per delivery, where its three statements alone
    * made three, each competing with the creates' own commits under load.
    */
-  progress(hook: HookRef, owner: string, progress: HookProgress, attempt: DeliveryAttempt | null): Promise<boolean> {
-    return guarded(async () => {
-      const lease = await Lease.begin(this.pool, 'BEGIN', this.timeouts);
-      try {
-        const moved = await this.#progress(lease.client, hook, owner, progress, attempt);
-        await lease.client.query('COMMIT');
-        return moved;
-      } catch (error) {
-        await lease.rollback(error);
-        throw error;
-      } finally {
-        lease.release();
-      }
-    });
-  }
-
-  async #progress(
-    client: pg.PoolClient,
+  progress(
     hook: HookRef,
     owner: string,
     progress: HookProgress,
-    attempt: DeliveryAttempt | null,
-  ): Promise<boolean> {
-    const result = await client.query(
-      `WITH moved AS (
-         UPDATE webhooks SET delivered_rev = $4, attempts = $5, next_attempt = $6, failing_since = $7,
-           active = $8, disabled_reason = $9
-         WHERE account_id = $1 AND id = $2 AND lease_owner = $3 RETURNING id
-       ), logged AS (
-         INSERT INTO webhook_deliveries (account_id, hook_id, at, message_id, type, rev, status, error, duration_ms)
-         SELECT $1, $2, $10, $11, $12, $13, $14, $15, $16 FROM moved WHERE $11::text IS NOT NULL
-       )
-       SELECT count(*) AS moved FROM moved`,
-      [
-        hook.accountId,
-        hook.id,
-        owner,
-        progress.deliveredRev,
-        progress.attempts,
-        progress.nextAttempt,
-        progress.failingSince,
-        progress.active,
-        progress.disabledReason,
-        attempt?.at ?? null,
-        attempt?.messageId ?? null,
-        attempt?.type ?? null,
-        attempt?.rev ?? null,
-        attempt?.status ?? null,
-        attempt?.error ?? null,
-        attempt?.durationMs ?? null,
-      ],
-    );
-    const moved = Number(result.rows[0]?.moved ?? 0) > 0;
-    if (moved && attempt !== null) {
-      await client.query(
-        `DELETE FROM webhook_deliveries WHERE account_id = $1 AND hook_id = $2 AND at < (
-           SELECT at FROM webhook_deliveries WHERE account_id = $1 AND hook_id = $2 ORDER BY at DESC OFFSET $3 LIMIT 1)`,
-        [hook.accountId, hook.id, KEPT_DELIVERIES - 1],
+    attempts: readonly DeliveryAttempt[],
+    until: Micros | null,
+  ): Promise<StoredWebhook | undefined> {
+    // Only the newest can stay in the log.
+    const logged = attempts.slice(-KEPT_DELIVERIES);
+    // One statement, so one round trip and no transaction to open: every part of it sees the rows
+    // as they were before it. So the log keeps the newest 50 less the tries added, and the outbox
+    // goes up to the least delivered_rev of the active hooks with this one's as it is now set.
+    return guarded(async () => {
+      const result = await this.pool.query<HookRow>(
+        `WITH moved AS (
+           UPDATE webhooks SET delivered_rev = $4, attempts = $5, next_attempt = $6, failing_since = $7,
+             active = active AND $8, disabled_reason = CASE WHEN $8 THEN disabled_reason ELSE $9 END,
+             lease_owner = CASE WHEN $10::bigint IS NULL THEN NULL ELSE lease_owner END,
+             lease_until = coalesce($10, 0)
+           WHERE account_id = $1 AND id = $2 AND lease_owner = $3 RETURNING ${HOOK_COLUMNS}
+         ), logged AS (
+           INSERT INTO webhook_deliveries (account_id, hook_id, at, message_id, type, rev, status, error, duration_ms)
+           SELECT $1, $2, tried.* FROM moved,
+             unnest($11::bigint[], $12::text[], $13::text[], $14::bigint[], $15::int[], $16::text[], $17::int[])
+               AS tried(at, message_id, type, rev, status, error, duration_ms)
+         ), trimmed AS (
+           DELETE FROM webhook_deliveries d WHERE d.account_id = $1 AND d.hook_id = $2
+             AND EXISTS (SELECT 1 FROM moved) AND cardinality($11::bigint[]) > 0
+             AND (cardinality($11::bigint[]) >= $18 OR d.at < (
+               SELECT at FROM webhook_deliveries WHERE account_id = $1 AND hook_id = $2
+               ORDER BY at DESC OFFSET greatest($18 - 1 - cardinality($11::bigint[]), 0) LIMIT 1))
+         ), passed AS (
+           DELETE FROM webhook_outbox WHERE account_id = $1 AND EXISTS (SELECT 1 FROM moved) AND rev <= coalesce(
+             (SELECT min(CASE WHEN w.id = $2 THEN $4::bigint ELSE w.delivered_rev END) FROM webhooks w
+              WHERE w.account_id = $1 AND w.active AND (w.id <> $2 OR $8)),
+             9223372036854775807)
+         )
+         SELECT * FROM moved`,
+        [
+          hook.accountId,
+          hook.id,
+          owner,
+          progress.deliveredRev,
+          progress.attempts,
+          progress.nextAttempt,
+          progress.failingSince,
+          progress.active,
+          progress.disabledReason,
+          until,
+          logged.map((attempt) => attempt.at),
+          logged.map((attempt) => attempt.messageId),
+          logged.map((attempt) => attempt.type),
+          logged.map((attempt) => attempt.rev),
+          logged.map((attempt) => attempt.status),
+          logged.map((attempt) => attempt.error),
+          logged.map((attempt) => attempt.durationMs),
+          KEPT_DELIVERIES,
+        ],
       );
-    }
-    if (moved) {
-      // What every hook of the account is past (all of it when none is active) is not needed any more.
-      await client.query(
-        `DELETE FROM webhook_outbox WHERE account_id = $1 AND rev <= coalesce(
-           (SELECT min(delivered_rev) FROM webhooks WHERE account_id = $1 AND active), 9223372036854775807)`,
-        [hook.accountId],
-      );
-    }
-    return moved;
+      const [row] = result.rows;
+      return row === undefined ? undefined : hookOf(row);
+    });
   }
 
   release(hook: HookRef, owner: string): Promise<void> {

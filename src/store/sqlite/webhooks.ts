@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Micros } from '../../domain/time.js';
 import type {
   DeliveryAttempt,
+  HookRef,
   HookProgress,
   NewWebhook,
   OutboxEvent,
@@ -9,8 +10,9 @@ import type {
   WebhookPatch,
 } from '../../domain/webhook.js';
 import { expectStrings } from '../kinds/checks.js';
+import { KEPT_DELIVERIES } from '../../domain/webhook.js';
 import { outboxKind, storedEvent } from '../kinds/webhook-events.js';
-import type { HookRef, WebhookStore } from '../webhook-store.js';
+import type { WebhookStore } from '../webhook-store.js';
 import type { SqliteDatabase } from './connection.js';
 import { SQLITE_KINDS } from './kind-statements.js';
 
@@ -49,9 +51,6 @@ function hookOf(row: HookRow): StoredWebhook {
   };
 }
 
-/** The last tries kept per hook. */
-const KEPT_DELIVERIES = 50;
-
 /** What the sender runs for each delivery, prepared once per store. */
 function prepareHookStatements(db: SqliteDatabase) {
   return {
@@ -73,10 +72,14 @@ function prepareHookStatements(db: SqliteDatabase) {
       `SELECT rev, kind, type, record, created FROM webhook_outbox
        WHERE account_id = ? AND rev > ? ORDER BY rev LIMIT ?`,
     ),
-    progress: db.prepare<[number, number, number | null, number | null, number, string | null, number, string, string]>(
-      `UPDATE webhooks SET delivered_rev = ?, attempts = ?, next_attempt = ?, failing_since = ?, active = ?,
-         disabled_reason = ?
-       WHERE account_id = ? AND id = ? AND lease_owner = ?`,
+    // A hook turned off meanwhile (by its owner) stays off; null `until` lets the lease go.
+    progress: db.prepare<[Record<string, number | string | null>], HookRow>(
+      `UPDATE webhooks SET delivered_rev = @rev, attempts = @attempts, next_attempt = @next,
+         failing_since = @failing, active = active AND @active,
+         disabled_reason = CASE WHEN @active = 1 THEN disabled_reason ELSE @reason END,
+         lease_owner = CASE WHEN @until IS NULL THEN NULL ELSE lease_owner END, lease_until = coalesce(@until, 0)
+       WHERE account_id = @account AND id = @id AND lease_owner = @owner
+       RETURNING ${HOOK_COLUMNS}`,
     ),
     logDelivery: db.prepare<[number, string, number, string, string, number, number | null, string | null, number]>(
       `INSERT INTO webhook_deliveries (account_id, hook_id, at, message_id, type, rev, status, error, duration_ms)
@@ -229,23 +232,31 @@ export class SqliteWebhookStore implements WebhookStore {
     );
   }
 
-  progress(hook: HookRef, owner: string, progress: HookProgress, attempt: DeliveryAttempt | null): Promise<boolean> {
+  progress(
+    hook: HookRef,
+    owner: string,
+    progress: HookProgress,
+    attempts: readonly DeliveryAttempt[],
+    until: Micros | null,
+  ): Promise<StoredWebhook | undefined> {
     const statements = this.#statements();
     return this.run(() =>
-      this.db.transaction((): boolean => {
-        const moved = statements.progress.run(
-          progress.deliveredRev,
-          progress.attempts,
-          progress.nextAttempt,
-          progress.failingSince,
-          progress.active ? 1 : 0,
-          progress.disabledReason,
-          hook.accountId,
-          hook.id,
+      this.db.transaction((): StoredWebhook | undefined => {
+        const row = statements.progress.get({
+          rev: progress.deliveredRev,
+          attempts: progress.attempts,
+          next: progress.nextAttempt,
+          failing: progress.failingSince,
+          active: progress.active ? 1 : 0,
+          reason: progress.disabledReason,
+          until,
+          account: hook.accountId,
+          id: hook.id,
           owner,
-        ).changes;
-        if (moved === 0) return false;
-        if (attempt !== null) {
+        });
+        if (row === undefined) return undefined;
+        // Only the newest can stay in the log.
+        for (const attempt of attempts.slice(-KEPT_DELIVERIES)) {
           statements.logDelivery.run(
             hook.accountId,
             hook.id,
@@ -257,10 +268,12 @@ export class SqliteWebhookStore implements WebhookStore {
             attempt.error,
             attempt.durationMs,
           );
+        }
+        if (attempts.length > 0) {
           statements.trimLog.run({ account: hook.accountId, id: hook.id, kept: KEPT_DELIVERIES - 1 });
         }
         statements.trimOutbox.run({ account: hook.accountId });
-        return true;
+        return hookOf(row);
       })(),
     );
   }
