@@ -4,8 +4,12 @@
  * in commit order, a failed one retried with the same webhook-id, private targets refused unless
  * allowed.
  */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -13,6 +17,7 @@ import { verifyWebhook } from '../../src/client/webhooks.js';
 import { nowMicros } from '../../src/domain/time.js';
 import { WebhookSender, type DeliveryOutcome } from '../../src/http/webhooks/sender.js';
 import { decodeCursor } from '../../src/http/wire/cursor.js';
+import { BUILT_DELIVERY_WORKER } from '../support/built.js';
 import { ENGINES, startHarness, type Harness } from '../support/harness.js';
 import { Client, expectError, invalidParameter, ok } from './support/api.js';
 
@@ -114,11 +119,12 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
 
   let accountId = 0;
 
-  async function start(allowPrivate = true): Promise<Client> {
+  async function start(allowPrivate = true, deliveryWorker = BUILT_DELIVERY_WORKER): Promise<Client> {
     receiver = new Receiver();
     url = await receiver.start();
     sender = new WebhookSender(harness.services.webhooks.sending, {
       allowPrivate,
+      deliveryWorker,
       observe: (outcome) => outcomes.push(outcome),
     });
     sender.start();
@@ -273,6 +279,24 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
     const log = await logUntil(client, hookId, (entries) => entries[0]?.message_id === newest[0]);
     expect(log.map((entry) => entry.webhook_id)).toEqual(newest);
     expect(await harness.store.webhooks.events(accountId, 0, 10)).toEqual([]);
+  });
+
+  it('fails a try whose delivery thread died, and retries it as any failed one', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'dying-worker-'));
+    const dying = path.join(dir, 'worker.mjs');
+    await writeFile(
+      dying,
+      "import { parentPort } from 'node:worker_threads';\nparentPort.on('message', () => process.exit(3));\n",
+    );
+    const client = await start(true, pathToFileURL(dying));
+    const made = ok(await client.post('/v1/webhooks', { url, events: ['*'] }), wireHook);
+    await client.createTask({ title: 'lost in the thread?' });
+    const [entry] = await logUntil(client, made.id, (entries) => entries.length > 0);
+    expect(entry?.error).toMatch(/delivery thread ended/);
+    const [hook] = ok(await client.get('/v1/webhooks'), hookList).entries;
+    expect(hook?.failing_since).not.toBeNull();
+    expect(outcomes).toEqual(['failed']);
+    await rm(dir, { recursive: true });
   });
 
   it('leaves a hook its owner turned off during a run of deliveries off', async () => {

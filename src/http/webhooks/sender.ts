@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   afterFailure,
   afterSuccess,
@@ -8,15 +9,14 @@ import {
   type OutboxEvent,
   type StoredWebhook,
 } from '../../domain/webhook.js';
-import { MICROS_PER_SECOND, type Micros } from '../../domain/time.js';
+import { MICROS_PER_SECOND, microsFromMillis, type Micros } from '../../domain/time.js';
 import type { DeliveryContext, WebhookService } from '../../service/webhooks.js';
 import type { RecordsByKind, SyncKind } from '../../domain/sync.js';
 import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
 import { encodeCursor } from '../wire/cursor.js';
 import { formatDateTime } from '../wire/dates.js';
-import { post } from './post.js';
-import { signature } from './signing.js';
-import { ReceiverConnections } from './connections.js';
+import { delivered, type TriedDelivery } from './delivery-protocol.js';
+import { DeliveryThread } from './delivery-thread.js';
 import { checkTarget, RefusedTarget, type CheckedTarget } from './targets.js';
 
 /** How a delivery ended, as /metrics counts them. */
@@ -26,6 +26,11 @@ export interface SenderOptions {
   readonly allowPrivate: boolean;
   /** Each try's outcome, and for a delivered one the time from its commit to its answer. */
   readonly observe?: (outcome: DeliveryOutcome, lagSeconds: number | null) => void;
+  /**
+   * The compiled delivery-worker.js; by default the one beside this module, which is there once
+   * built (tests run from the sources name the built one).
+   */
+  readonly deliveryWorker?: URL;
 }
 
 /**
@@ -42,10 +47,27 @@ const RENEW_BEFORE_MICROS = 11 * MICROS_PER_SECOND;
  * statements per batch instead of one per delivery.
  */
 const BATCH = 100;
+/**
+ * While a hook's queue keeps filling, its next run (and the next lookup of its account) waits
+ * this long, so that it takes a batch rather than one change: under a burst of commits a
+ * delivery then costs the store a share of a few statements, for this much more lag.
+ */
+const GATHER_MS = 10;
+/**
+ * What a delivery is written with (the account's zone, the cursor's epoch and purge mark) is read
+ * again after this long: a purge or a new zone shows in deliveries within a second.
+ */
+const CONTEXT_MS = 1000;
 /** Past every time of the store: `pending` then finds hooks whose retry is still to come too. */
 const ANY_TIME: Micros = Number.MAX_SAFE_INTEGER;
 
 type HookKey = `${number}/${string}`;
+
+/** A hook's delivery context while it is busy, and when it was read (performance.now()). */
+interface ContextCache {
+  value: DeliveryContext | undefined;
+  readAt: number;
+}
 
 function keyOf(ref: HookRef): HookKey {
   return `${ref.accountId}/${ref.id}`;
@@ -71,7 +93,7 @@ export class WebhookSender {
   readonly #timers = new Map<HookKey, NodeJS.Timeout>();
   /** Looks at accounts whose hooks another sender held, once its lease may have lapsed. */
   readonly #later = new Set<NodeJS.Timeout>();
-  readonly #connections = new ReceiverConnections();
+  readonly #thread: DeliveryThread;
   #unsubscribe: (() => void) | undefined;
   #stopped = false;
   readonly #running = new Set<Promise<void>>();
@@ -79,7 +101,9 @@ export class WebhookSender {
   constructor(
     private readonly hooks: WebhookService['sending'],
     private readonly options: SenderOptions,
-  ) {}
+  ) {
+    this.#thread = new DeliveryThread(options.deliveryWorker ?? new URL('./delivery-worker.js', import.meta.url));
+  }
 
   start(): void {
     this.#unsubscribe = this.hooks.subscribe((note) => {
@@ -98,8 +122,9 @@ export class WebhookSender {
     this.#timers.clear();
     for (const timer of this.#later) clearTimeout(timer);
     this.#later.clear();
+    this.#thread.stopTrying();
     await Promise.all([...this.#running]);
-    this.#connections.closeAll();
+    await this.#thread.close();
   }
 
   /**
@@ -121,11 +146,13 @@ export class WebhookSender {
     this.#track(
       (async () => {
         try {
-          do {
+          for (;;) {
             this.#looking.set(slot, false);
             const refs = await this.hooks.pending(anyTime ? ANY_TIME : this.hooks.clock(), accountId);
             for (const ref of refs) this.#work(ref);
-          } while (this.#looking.get(slot) === true && !this.#stopped);
+            if (this.#looking.get(slot) !== true || this.#stopped) break;
+            await sleep(GATHER_MS);
+          }
         } finally {
           this.#looking.delete(slot);
         }
@@ -147,11 +174,14 @@ export class WebhookSender {
     this.#busy.add(key);
     this.#track(
       (async () => {
+        const context: ContextCache = { value: undefined, readAt: 0 };
         try {
-          do {
+          for (;;) {
             this.#again.delete(key);
-            await this.#deliverAll(ref);
-          } while (this.#again.has(key) && !this.#stopped);
+            await this.#deliverAll(ref, context);
+            if (!this.#again.has(key) || this.#stopped) break;
+            await sleep(GATHER_MS);
+          }
         } finally {
           this.#busy.delete(key);
         }
@@ -164,7 +194,7 @@ export class WebhookSender {
    * Where it stands is recorded once per batch, which also renews the lease, or lets it go when
    * the queue is done (a commit meanwhile wakes the hook again: #again).
    */
-  async #deliverAll(ref: HookRef): Promise<void> {
+  async #deliverAll(ref: HookRef, cached: ContextCache): Promise<void> {
     const key = keyOf(ref);
     let leaseUntil = this.hooks.clock() + LEASE_MICROS;
     let hook = await this.hooks.claim(ref, this.#owner, leaseUntil);
@@ -176,8 +206,7 @@ export class WebhookSender {
     }
     let held = true;
     try {
-      let context: DeliveryContext | undefined;
-      let target: Promise<CheckedTarget | Error> | undefined;
+      let target: CheckedTarget | Error | undefined;
       for (;;) {
         const now = this.hooks.clock();
         if (hook.nextAttempt !== null && hook.nextAttempt > now) {
@@ -186,22 +215,29 @@ export class WebhookSender {
         }
         const events = await this.hooks.events(ref.accountId, hook.deliveredRev, BATCH);
         if (events.length === 0) return;
-        context ??= await this.hooks.contextOf(ref.accountId);
+        if (cached.value === undefined || performance.now() - cached.readAt > CONTEXT_MS) {
+          cached.value = await this.hooks.contextOf(ref.accountId);
+          cached.readAt = performance.now();
+        }
+        const context = cached.value;
+        const asked = hook.events;
+        const wanted = events.filter((event) => wantsEvent(asked, event.type));
+        // Checked after DNS once per run (and when the URL changes): each try connects there.
+        if (wanted.length > 0) target ??= await checkTarget(hook.url, this.options.allowPrivate).catch(asError);
+        const tried = target === undefined ? [] : await this.#try(key, hook, wanted, context, target, leaseUntil);
         const sent: DeliveryAttempt[] = [];
         let deliveredRev = hook.deliveredRev;
         let failed: DeliveryAttempt | undefined;
-        let renew = false;
+        // Every change up to the first wanted one not tried is past: skipped ones too.
+        let triedAll = true;
         for (const event of events) {
-          // Renewed before a try that could outlast it (10 s at most), so a slow receiver never does.
-          renew = leaseUntil - this.hooks.clock() < RENEW_BEFORE_MICROS;
-          if (this.#stopped || renew) break;
           if (wantsEvent(hook.events, event.type)) {
-            // Checked after DNS once per run (and when the URL changes): each try connects there.
-            target ??= checkTarget(hook.url, this.options.allowPrivate).catch((error: unknown) =>
-              error instanceof Error ? error : new Error(String(error)),
-            );
-            const attempt = await this.#send(key, hook, event, context, await target);
-            if (attempt.status === null || attempt.status < 200 || attempt.status >= 300) {
+            const attempt = tried[sent.length];
+            if (attempt === undefined) {
+              triedAll = false;
+              break;
+            }
+            if (!delivered(attempt.status)) {
               failed = attempt;
               break;
             }
@@ -219,7 +255,7 @@ export class WebhookSender {
           return;
         }
         // More may wait when the batch was full or cut short; else a commit meanwhile wakes it again.
-        const more = (renew || events.length === BATCH) && !this.#stopped;
+        const more = (!triedAll || events.length === BATCH) && !this.#stopped;
         leaseUntil = this.hooks.clock() + LEASE_MICROS;
         held = more;
         const recorded = await this.hooks.progress(
@@ -260,43 +296,58 @@ export class WebhookSender {
     this.#timers.set(key, timer);
   }
 
-  async #send(
+  /**
+   * Tries the batch's wanted changes in order on the delivery thread, until one fails or no try
+   * could start before the lease needs renewing. A target refused (or not found) fails the first.
+   */
+  async #try(
     key: HookKey,
     hook: StoredWebhook,
-    event: OutboxEvent,
+    events: readonly OutboxEvent[],
     context: DeliveryContext,
     target: CheckedTarget | Error,
-  ): Promise<DeliveryAttempt> {
-    // The same id on every try of this delivery: receivers drop repeats by it.
-    const messageId = `msg_${hook.id}_${event.rev}`;
-    const at = this.hooks.clock();
-    const started = performance.now();
-    let status: number | null = null;
-    let error: string | null;
-    let outcome: DeliveryOutcome;
+    leaseUntil: Micros,
+  ): Promise<DeliveryAttempt[]> {
+    const clock = this.hooks.clock();
+    // The same id on every try of a delivery: receivers drop repeats by it.
+    const messages = events.map((event) => {
+      const messageId = `msg_${hook.id}_${event.rev}`;
+      return { event, messageId, body: deliveryBody(event, messageId, context) };
+    });
+    const first = messages[0];
+    if (first === undefined) return [];
+    let tried: readonly TriedDelivery[];
     if (target instanceof Error) {
-      outcome = target instanceof RefusedTarget ? 'refused_target' : 'failed';
-      error = target.message;
+      tried = [{ at: clock, answeredAt: clock, status: null, error: target.message, durationMs: 0 }];
     } else {
-      const body = deliveryBody(event, messageId, context);
-      const timestamp = Math.floor(at / MICROS_PER_SECOND);
-      const headers = {
-        'user-agent': 'task-service webhooks',
-        'webhook-id': messageId,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': signature(hook.secret, messageId, timestamp, body),
-      };
-      ({ status, error } = await post(target, headers, body, this.#connections.agentFor(key, target)));
-      outcome = status !== null && status >= 200 && status < 300 ? 'delivered' : 'failed';
-      if (error === null && outcome === 'failed') error = `answered ${status ?? 'nothing'}`;
+      tried = await this.#thread
+        .run({
+          hookKey: key,
+          url: hook.url,
+          address: target.address,
+          family: target.family,
+          secret: hook.secret,
+          clockLeadMicros: clock - microsFromMillis(Date.now()),
+          startBeforeMs: Date.now() + (leaseUntil - clock - RENEW_BEFORE_MICROS) / 1000,
+          deliveries: messages.map(({ messageId, body }) => ({ messageId, body })),
+        })
+        .catch((error: unknown) => [
+          { at: clock, answeredAt: this.hooks.clock(), status: null, error: asError(error).message, durationMs: 0 },
+        ]);
     }
-    const durationMs = Math.round(performance.now() - started);
-    this.options.observe?.(
-      outcome,
-      outcome === 'delivered' ? (this.hooks.clock() - event.created) / MICROS_PER_SECOND : null,
-    );
-    return { at, messageId, type: event.type, rev: event.rev, status, error, durationMs };
+    return tried.map((attempt, index) => {
+      const { event, messageId } = messages[index] ?? first;
+      const ok = delivered(attempt.status);
+      const outcome: DeliveryOutcome = ok ? 'delivered' : target instanceof RefusedTarget ? 'refused_target' : 'failed';
+      this.options.observe?.(outcome, ok ? (attempt.answeredAt - event.created) / MICROS_PER_SECOND : null);
+      const { at, status, error, durationMs } = attempt;
+      return { at, messageId, type: event.type, rev: event.rev, status, error, durationMs };
+    });
   }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 /** `{"type","id","created","data","cursor"}`: the record as /v1 renders it, in the account's zone. */
