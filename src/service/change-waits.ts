@@ -1,8 +1,12 @@
 import type { SyncKind } from '../domain/sync.js';
 import type { ChangeFeed, ChangeNote } from '../store/change-feed.js';
 
-/** Why a wait ended: a change to look at, its time ran out, or the process is stopping. */
-export type WaitEnd = 'changed' | 'timeout' | 'shutdown';
+/**
+ * Why a wait ended: a change of its kind to look at, a change of another kind of its account (it
+ * is answered as it stands: API.md 4.6, a change answers every waiting request of the account),
+ * its time ran out, or the process is stopping.
+ */
+export type WaitEnd = 'changed' | 'elsewhere' | 'timeout' | 'shutdown';
 
 /**
  * One request's watch on one account and kind, made before it reads (so a change committed
@@ -19,7 +23,7 @@ export class Watch {
     private readonly onEnd: (watch: Watch) => void,
   ) {}
 
-  /** Resolves when a change of the kind arrives, after `ms`, or on shutdown; at once if that happened already. */
+  /** Resolves when a change of the account arrives, after `ms`, or on shutdown; at once if that happened already. */
   until(ms: number): Promise<WaitEnd> {
     if (this.#ended !== undefined) return Promise.resolve(this.#ended);
     return new Promise((resolve) => {
@@ -97,9 +101,7 @@ export class ChangeWaits {
     if (note.type === 'outbox') return;
     const watches = this.#byAccount.get(note.accountId);
     if (watches === undefined) return;
-    for (const watch of [...watches]) {
-      if (note.kinds.includes(watch.kind)) watch.end('changed');
-    }
+    for (const watch of [...watches]) watch.end(note.kinds.includes(watch.kind) ? 'changed' : 'elsewhere');
   }
 
   #endAll(reason: WaitEnd): void {

@@ -1,7 +1,8 @@
 /**
  * Waiting for changes (API.md 4.6): a list call with `cursor` and `wait` is held while nothing
- * changed after the cursor, answered by the first change of its account and kind, else at the
- * end of the wait (or on shutdown) with the ordinary empty answer and the same cursor.
+ * changed after the cursor, answered by the first change of its account and kind, or empty by a
+ * change of another kind of its account, else at the end of the wait (or on shutdown) with the
+ * ordinary empty answer and the same cursor.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
@@ -37,16 +38,29 @@ describe.each(ENGINES)('waiting for changes on %s', (engine) => {
     expect(answer.entries).toEqual([created]);
   });
 
-  it('is not woken by another kind or another account, and ends empty with the same cursor', async () => {
+  it('is not woken by another account, and ends empty with the same cursor', async () => {
     const { client } = await suite().newClient();
     const { client: other } = await suite().newClient();
     const { cursor } = await client.listTasks();
     const waiting = client.get(`/v1/tasks?cursor=${cursor}&wait=1`);
     await waitingReaches(suite().harness, 1);
-    await client.createProject({ name: 'not a task' });
     await other.createTask({ title: 'not this account' });
+    await sleep(100);
+    expect(suite().harness.services.waits.waiting).toBe(1);
     const answer = ok(await waiting, taskList);
     expect(answer).toEqual({ entries: [], cursor, has_more: false });
+  });
+
+  it('is answered by a change of another kind of its account, empty with the same cursor', async () => {
+    const { client } = await suite().newClient();
+    const { cursor } = await client.listTasks();
+    const waiting = client.get(`/v1/tasks?cursor=${cursor}&wait=60`);
+    await waitingReaches(suite().harness, 1);
+    await client.createProject({ name: 'not a task' });
+    // Long before the 60 s: the one wait tells the client that something of the account changed.
+    const answer = ok(await waiting, taskList);
+    expect(answer).toEqual({ entries: [], cursor, has_more: false });
+    expect(suite().harness.services.waits.waiting).toBe(0);
   });
 
   it('refuses wait without a cursor (E003) and outside 1-60 seconds (E004), before waiting', async () => {

@@ -119,15 +119,33 @@ describe('live: the app waits for changes (API.md 4.6)', { timeout: E2E_TEST_TIM
     await context.close();
   });
 
-  it('shows a project made elsewhere within a wait, though only tasks are waited on (WEB.md 3: 5 s)', async () => {
+  it('shows a project made elsewhere at once: its change answers the wait held on tasks', async () => {
     const token = await newUser(fixture);
     const { page, context, problems } = await openApp(fixture, token);
-    await request(fixture.server.origin, { path: '/v1/projects', headers: oauth(token), body: { name: 'Garden' } });
-    // Under the 20 s of a wait on tasks alone; the app's 4 s wait ends and its round lists projects.
-    await page
-      .getByRole('navigation')
-      .getByRole('link', { name: /Garden/ })
-      .waitFor({ timeout: SHOWS_WITHIN_MS });
+    const started: Request[] = [];
+    page.on('request', (sent) => {
+      if (isWait(sent.url())) started.push(sent);
+    });
+    // Made 0.5 s into a wait (once the server holds it), the project answers that wait long before
+    // its 4 s run out. A wait not yet held when the change came runs out instead: tried again.
+    let answeredMs = Number.POSITIVE_INFINITY;
+    for (let attempt = 1; attempt <= 3 && answeredMs >= 2000; attempt += 1) {
+      const before = started.length;
+      await expect.poll(() => started.length, { timeout: SHOWS_WITHIN_MS }).toBeGreaterThan(before);
+      const wait = started[started.length - 1];
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const sent = Date.now();
+      const name = `Garden ${attempt}`;
+      await request(fixture.server.origin, { path: '/v1/projects', headers: oauth(token), body: { name } });
+      await wait?.response();
+      answeredMs = Date.now() - sent;
+      await page
+        .getByRole('navigation')
+        .getByRole('link', { name: new RegExp(name) })
+        .waitFor({ timeout: SHOWS_WITHIN_MS });
+      console.log(`live: a project made through /v1 answered the wait after ${answeredMs} ms`);
+    }
+    expect(answeredMs).toBeLessThan(2000);
     expect(problems).toEqual([]);
     await context.close();
   });

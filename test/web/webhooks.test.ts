@@ -77,7 +77,14 @@ describe('webhooks in Settings (API.md 4.7)', { timeout: 2 * E2E_TEST_TIMEOUT_MS
       await form.getByRole('button', { name: 'Add webhook' }).click();
       await status.filter({ hasText: 'Not added: invalid parameter: url' }).waitFor();
       await url.fill(`${receiver.origin}/ok`);
-      await form.getByRole('checkbox', { name: 'All events' }).uncheck();
+      // "All events" and single events exclude each other.
+      const all = form.getByRole('checkbox', { name: 'All events' });
+      const updated = form.getByRole('checkbox', { name: 'task.updated' });
+      await updated.check();
+      expect(await all.isChecked()).toBe(false);
+      await all.check();
+      expect(await updated.isChecked()).toBe(false);
+      await all.uncheck();
       await form.getByRole('button', { name: 'Add webhook' }).click();
       await status.filter({ hasText: 'Not added: invalid parameter: events' }).waitFor();
       expect(await hooksOf(fixture, token)).toEqual([]);

@@ -9,8 +9,9 @@
  * else. The tab holding the wait (a Web Lock named after the account) tells the others through a
  * BroadcastChannel when it answers, and each runs a round; a tab not told within WAIT_SECONDS
  * runs one all the same (and tries for the lock). Where the page has no Web Locks (plain http
- * other than to this machine), each tab waits for itself. Projects and contexts come with every
- * round; renaming or deleting one changes its tasks, which wakes the wait.
+ * other than to this machine), each tab waits for itself. A change of a project or a context
+ * answers the wait on tasks too (API.md 4.6: a change answers every wait of its account), and
+ * they come with every round.
  *
  * A proxy in front may cut long requests. A wait that fails while the round right after it reaches
  * the server counts as cut; after CUTS_BEFORE_POLLING of those in a row the app polls (a round
@@ -19,8 +20,8 @@
  */
 
 /**
- * Only tasks are waited on, so the wait is short enough that a change of a project, a context or
- * the settings made elsewhere still shows within 5 s (WEB.md 3): each wait's end starts a round.
+ * The settings are in no wait, so the wait is short enough that a change of them made elsewhere
+ * still shows within 5 s (WEB.md 3): each wait's end starts a round.
  */
 export const WAIT_SECONDS = 4;
 /** A round every 2 s when offline or polling: another client's change shows within 5 s (WEB.md 3). */

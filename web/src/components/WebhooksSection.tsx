@@ -134,6 +134,14 @@ function HookItem({
   );
 }
 
+/** "All events" and single events exclude each other: ticking one kind unticks the other. */
+function chooseEvents(choices: HTMLFieldSetElement, ticked: EventTarget | null): void {
+  if (!(ticked instanceof HTMLInputElement) || !ticked.checked) return;
+  for (const box of choices.querySelectorAll<HTMLInputElement>('input[name="events"]')) {
+    if ((box.value === '*') !== (ticked.value === '*')) box.checked = false;
+  }
+}
+
 /**
  * The account's webhooks (API.md 4.7): add one (URL and events; its signing secret is shown
  * once), turn it off or on, delete it (after a question), and see its last deliveries.
@@ -157,7 +165,7 @@ export function WebhooksSection() {
     const fields = new FormData(form);
     const chosen = fields.getAll('events').map(String);
     try {
-      made.value = await addWebhook(String(fields.get('url') ?? '').trim(), chosen.includes('*') ? ['*'] : chosen);
+      made.value = await addWebhook(String(fields.get('url') ?? '').trim(), chosen);
       form.reset();
       status.value = null;
       await load();
@@ -236,7 +244,7 @@ export function WebhooksSection() {
           <span>Webhook URL</span>
           <input name="url" type="text" inputMode="url" required placeholder="https://example.com/hook" />
         </label>
-        <fieldset class="event-choices">
+        <fieldset class="event-choices" onChange={(event) => chooseEvents(event.currentTarget, event.target)}>
           <legend>Events</legend>
           <label>
             <input type="checkbox" name="events" value="*" defaultChecked /> All events
