@@ -249,15 +249,14 @@ export class WebhookSender {
           // Failures count on from where the hook stood, unless a delivery of this batch came through.
           const before = sent.length > 0 ? { ...hook, attempts: 0, failingSince: null } : hook;
           const after = afterFailure({ ...before, deliveredRev }, failed.at);
-          held = false;
           await this.hooks.progress(ref, this.#owner, after, [...sent, failed], null);
+          held = false;
           if (after.active && after.nextAttempt !== null) this.#retryAt(key, ref, after.nextAttempt - failed.at);
           return;
         }
         // More may wait when the batch was full or cut short; else a commit meanwhile wakes it again.
         const more = (!triedAll || events.length === BATCH) && !this.#stopped;
         leaseUntil = this.hooks.clock() + LEASE_MICROS;
-        held = more;
         const recorded = await this.hooks.progress(
           ref,
           this.#owner,
@@ -265,6 +264,8 @@ export class WebhookSender {
           sent,
           more ? leaseUntil : null,
         );
+        // Let go by that statement (or lost): nothing to release. A statement that failed may not have.
+        held = more && recorded !== undefined;
         if (!more || recorded === undefined || !recorded.active) return;
         if (recorded.url !== hook.url) target = undefined;
         hook = recorded;

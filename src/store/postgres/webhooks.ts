@@ -1,15 +1,15 @@
 import type pg from 'pg';
 import type { Micros } from '../../domain/time.js';
-import type {
-  DeliveryAttempt,
-  HookRef,
-  HookProgress,
-  NewWebhook,
-  OutboxEvent,
-  StoredWebhook,
-  WebhookPatch,
+import {
+  KEPT_DELIVERIES,
+  type DeliveryAttempt,
+  type HookRef,
+  type HookProgress,
+  type NewWebhook,
+  type OutboxEvent,
+  type StoredWebhook,
+  type WebhookPatch,
 } from '../../domain/webhook.js';
-import { KEPT_DELIVERIES } from '../../domain/webhook.js';
 import { outboxKind, storedEvent } from '../kinds/webhook-events.js';
 import type { WebhookStore } from '../webhook-store.js';
 import { guarded } from './errors.js';
@@ -175,8 +175,8 @@ export class PostgresWebhookStore implements WebhookStore {
   }
 
   /**
-   * One transaction: one commit (one WAL flush) per delivery, where its three statements alone
-   * made three, each competing with the creates' own commits under load.
+   * One statement per batch of tries: one commit (one WAL flush), where a transaction per
+   * delivery made one each, competing with the creates' own commits under load.
    */
   progress(
     hook: HookRef,

@@ -1,16 +1,16 @@
 import type { Statement } from 'better-sqlite3';
 import type { Micros } from '../../domain/time.js';
-import type {
-  DeliveryAttempt,
-  HookRef,
-  HookProgress,
-  NewWebhook,
-  OutboxEvent,
-  StoredWebhook,
-  WebhookPatch,
+import {
+  KEPT_DELIVERIES,
+  type DeliveryAttempt,
+  type HookRef,
+  type HookProgress,
+  type NewWebhook,
+  type OutboxEvent,
+  type StoredWebhook,
+  type WebhookPatch,
 } from '../../domain/webhook.js';
 import { expectStrings } from '../kinds/checks.js';
-import { KEPT_DELIVERIES } from '../../domain/webhook.js';
 import { outboxKind, storedEvent } from '../kinds/webhook-events.js';
 import type { WebhookStore } from '../webhook-store.js';
 import type { SqliteDatabase } from './connection.js';
