@@ -7,6 +7,7 @@ import {
   openApp,
   postTask,
   startWebFixture,
+  waitForKeptCopy,
   type WebFixture,
 } from './support/browser.js';
 
@@ -284,6 +285,7 @@ describe('the web app in Chromium against a real serve', { timeout: E2E_TEST_TIM
     await postTask(fixture, token, { title: 'Existing' });
     const { page, context, problems } = await openApp(fixture, token);
     await page.getByRole('checkbox', { name: 'Complete Existing' }).waitFor();
+    await waitForKeptCopy(page);
     await context.setOffline(true);
     const field = page.getByRole('textbox', { name: 'Add a task' });
     await field.fill('Offline one');

@@ -8,6 +8,7 @@ import {
   openApp,
   postTask,
   startWebFixture,
+  waitForKeptCopy,
   type WebFixture,
 } from './support/browser.js';
 
@@ -35,6 +36,7 @@ describe('Settings after an offline reload', { timeout: E2E_TEST_TIMEOUT_MS }, (
     await postTask(fixture, token, { title: 'Existing' });
     const { page, context, problems } = await openApp(fixture, token);
     await page.getByRole('checkbox', { name: 'Complete Existing' }).waitFor();
+    await waitForKeptCopy(page);
     await context.setOffline(true);
     await page.getByRole('checkbox', { name: 'Complete Existing' }).click();
     await page.getByRole('status').filter({ hasText: 'offline, 1 change waiting' }).waitFor();

@@ -1,4 +1,5 @@
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { newAccount } from '../../e2e/support/accounts.js';
 import { oauth, request } from '../../e2e/support/http.js';
 import { makeTempDir, startServe, type ServeProcess } from '../../e2e/support/processes.js';
@@ -82,6 +83,27 @@ export async function waitForInbox(page: Page): Promise<void> {
   await page.getByRole('navigation').waitFor({ timeout: 2 * EXPECT_TIMEOUT_MS });
   await page.getByRole('list', { name: 'Inbox' }).waitFor({ state: 'attached' });
   await page.evaluate('navigator.serviceWorker.ready.then(() => true)');
+}
+
+/**
+ * Waits until the browser's copy holds a whole first listing: the app writes the settings into it
+ * last, after the list shows. A test that reloads offline waits for it first (CI once reloaded
+ * before it was written, and the reloaded app had no copy to show).
+ */
+export async function waitForKeptCopy(page: Page): Promise<void> {
+  // Page-side code as text (no DOM types here); the app has made the database by now.
+  const kept = `new Promise((resolve) => {
+    const opened = indexedDB.open('task-service');
+    opened.onerror = () => resolve(false);
+    opened.onsuccess = () => {
+      const database = opened.result;
+      if (!database.objectStoreNames.contains('settings')) { database.close(); resolve(false); return; }
+      const read = database.transaction('settings').objectStore('settings').get('settings');
+      read.onerror = () => { database.close(); resolve(false); };
+      read.onsuccess = () => { database.close(); resolve(read.result !== undefined); };
+    };
+  })`;
+  await expect.poll(async () => page.evaluate(kept), { timeout: EXPECT_TIMEOUT_MS }).toBe(true);
 }
 
 /**
