@@ -225,26 +225,7 @@ export class WebhookSender {
         // Checked after DNS once per run (and when the URL changes): each try connects there.
         if (wanted.length > 0) target ??= await checkTarget(hook.url, this.options.allowPrivate).catch(asError);
         const tried = target === undefined ? [] : await this.#try(key, hook, wanted, context, target, leaseUntil);
-        const sent: DeliveryAttempt[] = [];
-        let deliveredRev = hook.deliveredRev;
-        let failed: DeliveryAttempt | undefined;
-        // Every change up to the first wanted one not tried is past: skipped ones too.
-        let triedAll = true;
-        for (const event of events) {
-          if (wantsEvent(hook.events, event.type)) {
-            const attempt = tried[sent.length];
-            if (attempt === undefined) {
-              triedAll = false;
-              break;
-            }
-            if (!delivered(attempt.status)) {
-              failed = attempt;
-              break;
-            }
-            sent.push(attempt);
-          }
-          deliveredRev = event.rev;
-        }
+        const { sent, failed, deliveredRev, triedAll } = outcomeOf(events, asked, tried, hook.deliveredRev);
         if (failed !== undefined) {
           // Failures count on from where the hook stood, unless a delivery of this batch came through.
           const before = sent.length > 0 ? { ...hook, attempts: 0, failingSince: null } : hook;
@@ -345,6 +326,42 @@ export class WebhookSender {
       return { at, messageId, type: event.type, rev: event.rev, status, error, durationMs };
     });
   }
+}
+
+/** What a batch's tries came to (outcomeOf). */
+interface BatchOutcome {
+  /** The tries that came through, in order. */
+  readonly sent: readonly DeliveryAttempt[];
+  /** The try that failed, after which nothing was tried. */
+  readonly failed: DeliveryAttempt | undefined;
+  /** The last change the hook is past. */
+  readonly deliveredRev: number;
+  /** Whether every wanted change was tried (else the lease needed renewing, or the sender stops). */
+  readonly triedAll: boolean;
+}
+
+/**
+ * Lays the tries of the wanted changes (in order, stopping at a failure) over the whole batch:
+ * every change up to the first wanted one not delivered is past, the skipped ones too.
+ */
+function outcomeOf(
+  events: readonly OutboxEvent[],
+  asked: readonly string[],
+  tried: readonly DeliveryAttempt[],
+  fromRev: number,
+): BatchOutcome {
+  const sent: DeliveryAttempt[] = [];
+  let deliveredRev = fromRev;
+  for (const event of events) {
+    if (wantsEvent(asked, event.type)) {
+      const attempt = tried[sent.length];
+      if (attempt === undefined) return { sent, failed: undefined, deliveredRev, triedAll: false };
+      if (!delivered(attempt.status)) return { sent, failed: attempt, deliveredRev, triedAll: true };
+      sent.push(attempt);
+    }
+    deliveredRev = event.rev;
+  }
+  return { sent, failed: undefined, deliveredRev, triedAll: true };
 }
 
 function asError(error: unknown): Error {
