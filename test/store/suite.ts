@@ -1044,6 +1044,33 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
           SYNC_KINDS.map((kind, i) => [kind, revs[i], kind === 'task' ? 'task.created' : `${kind}.changed`]),
         );
       });
+
+      it('keeps only the changes that an active hook of the account wants', async () => {
+        // A hook for reminders or projects alone must cost a task's write nothing (bench part W).
+        const accountId = await newAccountId();
+        const hook = (id: string, events: string[], active = true) =>
+          store.webhooks.insert(
+            accountId,
+            { id, url: 'https://example.com/', events, active, secret: 'whsec_x', created: 1 },
+            20,
+          );
+        expect(await hook('projects', ['project.changed'])).not.toBe('full');
+        expect(await hook('off', ['*'], false)).not.toBe('full');
+        const created = await store.write(accountId, (w) => w.put('task', taskDraft('t')));
+        const project = await store.write(accountId, (w) => w.put('project', projectDraft('p')));
+        expect((await store.webhooks.events(accountId, 0, 10)).map((event) => [event.type, event.rev])).toEqual([
+          ['project.changed', project.rev],
+        ]);
+        expect(await hook('completions', ['task.completed', 'reminder.due'])).not.toBe('full');
+        await store.write(accountId, (w) => w.put('task', { ...taskDraft('t'), title: 'renamed' }));
+        const completed = await store.write(accountId, (w) =>
+          w.put('task', { ...taskDraft('t'), title: 'renamed', completed: created.created }),
+        );
+        expect((await store.webhooks.events(accountId, 0, 10)).map((event) => [event.type, event.rev])).toEqual([
+          ['project.changed', project.rev],
+          ['task.completed', completed.rev],
+        ]);
+      });
     });
 
     // Both engines once decided these differently; each is pinned here to one expectation.

@@ -1,6 +1,7 @@
 import { send, type Answer, type RequestSpec } from './http-client.js';
 import { UNIQUE_MARK, type LoadResult, type LoadTool } from './load.js';
 import { OtherLoad } from './cpu.js';
+import { ThreadCpu, type CoresUsed } from './thread-cpu.js';
 import { PeakMemory } from './memory.js';
 import { progress } from './progress.js';
 import { startLimitServer, type Server } from './servers.js';
@@ -21,6 +22,8 @@ export interface Measured {
   readonly peakRssBytes: number;
   /** Cores other processes on the machine kept busy meanwhile, on average: disturbance, ideally 0. */
   readonly otherCores: number;
+  /** Where the first server's CPU went during the measured stretch, thread by thread. */
+  readonly cores: CoresUsed;
 }
 
 /** Above this, a measurement is marked as disturbed by other work on the machine. */
@@ -151,12 +154,14 @@ export async function measureTogether(
   await runTogether(context, servers, requests, unique, context.settings.warmupSeconds);
   const memories = await Promise.all(pids.map((pid) => PeakMemory.start(pid)));
   const others = await OtherLoad.start(pids, companion);
+  const threads = await ThreadCpu.start(pids[0] ?? process.pid);
   const load = combinedLoad(await runTogether(context, servers, requests, unique, context.settings.seconds));
+  const cores = await threads.stop();
   const otherCores = await others.stop();
   const peaks = await Promise.all(memories.map((memory) => memory.stop()));
   reportMeasured(servers.map((server) => server.name).join(' + '), load, otherCores);
   // Per process: the peak of the one that grew most.
-  return { load, peakRssBytes: Math.max(...peaks), otherCores };
+  return { load, peakRssBytes: Math.max(...peaks), otherCores, cores };
 }
 
 /** A warm-up (not counted), then the measured load while watching the server's memory. */

@@ -8,25 +8,35 @@ import { openStore } from '../../src/store/open.js';
 import { count, megabytes, ms, ratio } from './format.js';
 import { send, sendOk, type RequestSpec } from './http-client.js';
 import type { LoadResult } from './load.js';
-import { measure, type MeasureContext } from './measure.js';
+import { measure, type MeasureContext, type Measured } from './measure.js';
 import { createBenchDatabase, postgresVersion, type BenchDatabase } from './postgres.js';
 import { freePort, sleep } from './processes.js';
 import { progress } from './progress.js';
 import { startTaskService, type Server, type ServiceStore } from './servers.js';
 import { createScenario } from './task-scenarios.js';
+import type { CoresUsed } from './thread-cpu.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 
 /*
  * W: issue #24's figures. On a fresh store per engine (one serve process, hooks to a local
- * receiver answering 204, --webhook-allow-private): C without and with a hook in the same run,
- * and the change-to-delivery lag under C's load; on SQLite, 10,000 requests waiting for changes
+ * receiver answering 204, --webhook-allow-private): C without a hook, with one that wants no task
+ * event (the outbox is written and read, nothing is sent) and with one that wants every event, in
+ * the same run, where each one's CPU went, and the change-to-delivery lag under C's load; on SQLite, 10,000 requests waiting for changes
  * while another account is listed, and reminders fired per second.
  */
 
+/** A load and where its CPU went. */
+export interface CreatesLoad {
+  readonly load: LoadResult;
+  readonly cores: CoresUsed;
+}
+
 export interface HookedCreates {
   readonly engine: 'sqlite' | 'postgres';
-  readonly plain: LoadResult;
-  readonly hooked: LoadResult;
+  readonly plain: CreatesLoad;
+  /** With a hook that wants no event of a task: what the outbox costs without a delivery. */
+  readonly outboxOnly: CreatesLoad;
+  readonly hooked: CreatesLoad;
   readonly delivered: number;
   /** From the end of the hooked load to its last delivery: 0 when the sender kept up. */
   readonly drainMs: number;
@@ -65,8 +75,8 @@ const PROBE_EVERY_MS = 25;
 /** C without and with hooks is measured this many times in turn, the faster of each kept: the machine is shared. */
 const ROUNDS = 2;
 /** The faster of two loads (the other was more disturbed). */
-function faster(kept: LoadResult | undefined, load: LoadResult): LoadResult {
-  return kept === undefined || load.requestsPerSecond > kept.requestsPerSecond ? load : kept;
+function faster(kept: CreatesLoad | undefined, { load, cores }: Measured): CreatesLoad {
+  return kept === undefined || load.requestsPerSecond > kept.load.requestsPerSecond ? { load, cores } : kept;
 }
 /** How long the backlog of deliveries may take to drain after the load. */
 const DRAIN_MS = 120_000;
@@ -109,12 +119,12 @@ async function freshService(
   return { server, tokens, metricsPort, ...(database === undefined ? {} : { database }) };
 }
 
-async function addHook(port: number, token: string, url: string): Promise<void> {
+async function addHook(port: number, token: string, url: string, events: readonly string[] = ['*']): Promise<void> {
   await sendOk(port, {
     method: 'POST',
     path: '/v1/webhooks',
     headers: auth(token),
-    body: JSON.stringify({ url, events: ['*'] }),
+    body: JSON.stringify({ url, events }),
   });
 }
 
@@ -155,24 +165,28 @@ async function hookedCreates(
   workDir: string,
   receiver: WebhookReceiver,
 ): Promise<HookedCreates> {
-  const { server, tokens, database } = await freshService(engine, workDir, ['plain', 'hooked', 'probe']);
-  const [plainToken = '', hookedToken = '', probeToken = ''] = tokens;
+  const { server, tokens, database } = await freshService(engine, workDir, ['plain', 'outbox', 'hooked', 'probe']);
+  const [plainToken = '', outboxToken = '', hookedToken = '', probeToken = ''] = tokens;
   try {
+    await addHook(server.port, outboxToken, receiver.url, ['reminder.due']);
     await addHook(server.port, hookedToken, receiver.url);
     await addHook(server.port, probeToken, receiver.url);
-    let plain: LoadResult | undefined;
-    let hooked: LoadResult | undefined;
+    let plain: CreatesLoad | undefined;
+    let outboxOnly: CreatesLoad | undefined;
+    let hooked: CreatesLoad | undefined;
     const lags: number[] = [];
     let delivered = 0;
     let drainMs = 0;
     let probes = 0;
     for (let round = 1; round <= ROUNDS; round += 1) {
       progress(`W. C without hooks (${engine}, round ${round} of ${ROUNDS})`);
-      plain = faster(plain, (await measure(context, server, createScenario([plainToken]).requests, false)).load);
+      plain = faster(plain, await measure(context, server, createScenario([plainToken]).requests, false));
+      progress(`W. C with a hook that wants no task event (${engine}, round ${round})`);
+      outboxOnly = faster(outboxOnly, await measure(context, server, createScenario([outboxToken]).requests, false));
       progress(`W. C with a hook, a probe create every ${PROBE_EVERY_MS} ms on another (${engine}, round ${round})`);
       const before = receiver.count('task.created');
       const probe = probeCreates(server.port, probeToken, `round ${round}`);
-      hooked = faster(hooked, (await measure(context, server, createScenario([hookedToken]).requests, false)).load);
+      hooked = faster(hooked, await measure(context, server, createScenario([hookedToken]).requests, false));
       const answered = await probe.stop();
       const loadEnded = performance.now();
       // The backlog is done once no delivery came for 2 s.
@@ -185,7 +199,7 @@ async function hookedCreates(
         if (arrived !== undefined) lags.push(Math.max(0, arrived - at));
       }
     }
-    if (plain === undefined || hooked === undefined) throw new Error('no round of W ran');
+    if (plain === undefined || outboxOnly === undefined || hooked === undefined) throw new Error('no round of W ran');
     lags.sort((a, b) => a - b);
     progress(
       `  ${count(delivered)} deliveries, the last ${ms(drainMs)} ms after a load; lag p50 ${ms(percentile(lags, 50))} ms, p99 ${ms(percentile(lags, 99))} ms over ${lags.length} probes`,
@@ -193,6 +207,7 @@ async function hookedCreates(
     return {
       engine,
       plain,
+      outboxOnly,
       hooked,
       delivered,
       drainMs,
@@ -359,16 +374,41 @@ export function webhooksMarkdown(results: WebhooksResults): string {
       `C: the faster of ${ROUNDS} rounds each, in turn. ` +
       `Lag: a create every ${PROBE_EVERY_MS} ms on another hooked account during the hooked C load, from its answer to its delivery.`,
     '',
-    '| Engine | C without hooks | C with a hook | ratio | deliveries | longest backlog after a load | lag p50 | lag p99 | probes delivered |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| Engine | C without hooks | C, a hook wanting no task event | ratio | C with a hook | ratio | deliveries | longest backlog after a load | lag p50 | lag p99 | probes delivered |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
+  const rate = ({ load }: CreatesLoad): string => `${count(load.requestsPerSecond)} req/s, p99 ${ms(load.p99Ms)} ms`;
+  const versus = (load: CreatesLoad, plain: CreatesLoad): string =>
+    ratio(load.load.requestsPerSecond / plain.load.requestsPerSecond);
   for (const row of results.creates) {
     lines.push(
-      `| ${row.engine} | ${count(row.plain.requestsPerSecond)} req/s, p99 ${ms(row.plain.p99Ms)} ms | ` +
-        `${count(row.hooked.requestsPerSecond)} req/s, p99 ${ms(row.hooked.p99Ms)} ms | ` +
-        `${ratio(row.hooked.requestsPerSecond / row.plain.requestsPerSecond)} | ${count(row.delivered)} | ${ms(row.drainMs)} ms | ` +
+      `| ${row.engine} | ${rate(row.plain)} | ${rate(row.outboxOnly)} | ${versus(row.outboxOnly, row.plain)} | ` +
+        `${rate(row.hooked)} | ${versus(row.hooked, row.plain)} | ${count(row.delivered)} | ${ms(row.drainMs)} ms | ` +
         `${ms(row.lagP50Ms)} ms | ${ms(row.lagP99Ms)} ms | ${row.probesDelivered} of ${row.probes} |`,
     );
+  }
+  lines.push(
+    '',
+    "Where the CPU went during those loads, in cores on average (of the machine's 2): the serve process's request " +
+      'thread (its main thread, which answers every request), and what that thread spent per create; its other ' +
+      "threads (the delivery thread, libuv's pool, V8's helpers); the bench process (wrk's driver and the receiver); " +
+      'the whole machine (PostgreSQL, wrk and the kernel included).',
+    '',
+    '| Engine | Load | request thread | per create | other threads | bench | machine |',
+    '|---|---|---|---|---|---|---|',
+  );
+  for (const row of results.creates) {
+    for (const [name, { load, cores }] of [
+      ['without hooks', row.plain],
+      ['a hook wanting no task event', row.outboxOnly],
+      ['with a hook', row.hooked],
+    ] as const) {
+      lines.push(
+        `| ${row.engine} | ${name} | ${cores.requestThread.toFixed(2)} | ` +
+          `${count((cores.requestThread * 1e6) / load.requestsPerSecond)} µs | ${cores.otherThreads.toFixed(2)} | ` +
+          `${cores.bench.toFixed(2)} | ${cores.machine.toFixed(2)} |`,
+      );
+    }
   }
   const { waiting: w, reminders: r } = results;
   if (w !== undefined) {

@@ -1,6 +1,6 @@
 import { AUTH_SCHEMA } from './auth-schema.js';
 import { SHARDABLE_SCHEMA } from './shardable-schema.js';
-import { OUTBOX_NOTIFICATIONS, REMINDER_EVENTS, WEBHOOKS_SCHEMA } from './webhook-schema.js';
+import { OUTBOX_NOTIFICATIONS, REMINDER_EVENTS, WANTED_EVENTS, WEBHOOKS_SCHEMA } from './webhook-schema.js';
 
 /**
  * The schema, as an append-only list of migrations. A released migration is never edited: a
@@ -288,4 +288,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 12, name: 'webhooks, their outbox and delivery logs', sql: WEBHOOKS_SCHEMA },
   { version: 13, name: 'reminders firing as reminder.due', sql: REMINDER_EVENTS },
   { version: 14, name: 'the outbox triggers notify the senders', sql: OUTBOX_NOTIFICATIONS },
+  { version: 15, name: 'the outbox keeps what a hook wants', sql: WANTED_EVENTS },
 ];

@@ -44,12 +44,14 @@ function unchangedBut(kind: SyncKind, moving: readonly string[]): string {
 
 /**
  * A change of an account with an active hook writes its delivery in the same transaction: the
- * outbox, keyed by the change's rev, so a crash after COMMIT loses nothing. A later kind's
- * migration makes its own with this.
+ * outbox, keyed by the change's rev, so a crash after COMMIT loses nothing. `latest`: the
+ * function as the newest migration writes it (a later kind's migration makes its own so), else
+ * as migration 12 first wrote it.
  */
-export function outboxTrigger(kind: SyncKind): string {
+export function outboxTrigger(kind: SyncKind, latest = false): string {
   const table = KIND_STORAGE[kind].table;
-  return `${outboxFunction(kind, 'CREATE', false, false)}
+  const writer = latest ? wantedOutboxFunction(kind, 'CREATE') : outboxFunction(kind, 'CREATE', false, false);
+  return `${writer}
 CREATE TRIGGER ${table}_outbox AFTER INSERT OR UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_outbox();`;
 }
 
@@ -57,17 +59,36 @@ CREATE TRIGGER ${table}_outbox AFTER INSERT OR UPDATE ON ${table} FOR EACH ROW E
  * The trigger function writing a change's delivery. From migration 14 (`notify`) it also tells
  * the change feed "<account id> outbox" (PostgreSQL folds repeats in a transaction into one), so
  * that the senders look at the outbox after commits that wrote to it, not after every commit.
+ * From migration 15 (`wanted`) it keeps only a change that an active hook of the account wants:
+ * a hook for reminders or projects alone costs a task's write nothing. Every hook still reads
+ * what is kept and goes past what it does not want.
  */
 function outboxFunction(
   kind: SyncKind,
   create: 'CREATE' | 'CREATE OR REPLACE',
   firing: boolean,
   notify: boolean,
+  wanted = false,
 ): string {
   const table = KIND_STORAGE[kind].table;
   const notice = notify
     ? `\n    PERFORM pg_notify('${CHANGE_CHANNEL}', NEW.account_id::text || ' ${OUTBOX_NOTE}');`
     : '';
+  if (wanted) {
+    return `
+${create} FUNCTION ${table}_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  change_type text := ${eventType(kind, firing)};
+BEGIN
+  IF EXISTS (SELECT 1 FROM webhooks WHERE account_id = NEW.account_id AND active
+      AND ('*' = ANY (events) OR change_type = ANY (events))) THEN
+    INSERT INTO webhook_outbox (account_id, rev, kind, type, record, created)
+    VALUES (NEW.account_id, NEW.rev, '${kind}', change_type, ${recordJson(kind)}, NEW.updated)
+    ON CONFLICT (account_id, rev) DO NOTHING;${notice}
+  END IF;
+  RETURN NULL;
+END $$;`;
+  }
   return `
 ${create} FUNCTION ${table}_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -125,7 +146,7 @@ CREATE TABLE webhook_deliveries (
   duration_ms integer NOT NULL
 );
 CREATE INDEX webhook_deliveries_by_hook ON webhook_deliveries (account_id, hook_id, at);
-${(['task', 'project', 'context'] as const).map(outboxTrigger).join('\n')}
+${(['task', 'project', 'context'] as const).map((kind) => outboxTrigger(kind)).join('\n')}
 `;
 
 /** Issue #24: a task's reminder firing is delivered as `reminder.due`. */
@@ -134,4 +155,14 @@ export const REMINDER_EVENTS = outboxFunction('task', 'CREATE OR REPLACE', true,
 /** Migration 14: every kind's outbox function, as before, and notifying `outbox` (outboxFunction). */
 export const OUTBOX_NOTIFICATIONS = (['task', 'project', 'context'] as const)
   .map((kind) => outboxFunction(kind, 'CREATE OR REPLACE', kind === 'task', true))
+  .join('\n');
+
+/** Migration 15's outbox function of a kind: keeping only what a hook wants (outboxFunction). */
+function wantedOutboxFunction(kind: SyncKind, create: 'CREATE' | 'CREATE OR REPLACE'): string {
+  return outboxFunction(kind, create, kind === 'task', true, true);
+}
+
+/** Issue #24: a hook for some events alone costs the other changes nothing. */
+export const WANTED_EVENTS = (['task', 'project', 'context'] as const)
+  .map((kind) => wantedOutboxFunction(kind, 'CREATE OR REPLACE'))
   .join('\n');

@@ -1,4 +1,4 @@
-import { REMINDER_EVENTS, WEBHOOKS_SCHEMA } from './webhook-schema.js';
+import { REMINDER_EVENTS, WANTED_EVENTS, WEBHOOKS_SCHEMA } from './webhook-schema.js';
 import { pendingMigrations, type Migration } from '../schema-version.js';
 import { NEW_EPOCH_SQL } from './epoch.js';
 import { AUTH_SCHEMA } from './auth-schema.js';
@@ -248,6 +248,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 9, name: 'subtasks, sort order and reminders', sql: SUBTASKS_AND_REMINDERS },
   { version: 10, name: 'webhooks, their outbox and delivery logs', sql: WEBHOOKS_SCHEMA },
   { version: 11, name: 'reminders firing as reminder.due', sql: REMINDER_EVENTS },
+  { version: 12, name: 'the outbox keeps what a hook wants', sql: WANTED_EVENTS },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

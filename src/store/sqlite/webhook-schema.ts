@@ -34,24 +34,50 @@ function unchangedBut(kind: SyncKind, moving: readonly string[]): string {
   return names.map((name) => `NEW.${name} IS OLD.${name}`).join(' AND ');
 }
 
-function outboxTrigger(kind: SyncKind, event: 'INSERT' | 'UPDATE', firing: boolean): string {
+/**
+ * `wanted` (from migration 12): only a change that an active hook of the account wants is kept (a
+ * hook's `events` is a JSON array of names, so a quoted name is found as itself): a hook for
+ * reminders or projects alone costs a task's write nothing. Every hook still reads what is kept
+ * and goes past what it does not want.
+ */
+function outboxTrigger(kind: SyncKind, event: 'INSERT' | 'UPDATE', firing: boolean, wanted = false): string {
   const table = KIND_STORAGE[kind].table;
+  const type = eventType(kind, event === 'INSERT', firing);
+  const insert = wanted
+    ? `INSERT INTO webhook_outbox (account_id, rev, kind, type, record, created)
+  SELECT NEW.account_id, NEW.rev, '${kind}', change.type, ${recordJson(kind)}, NEW.updated
+  FROM (SELECT ${type} AS type) AS change
+  WHERE EXISTS (SELECT 1 FROM webhooks WHERE account_id = NEW.account_id AND active = 1
+    AND (instr(events, '"*"') > 0 OR instr(events, '"' || change.type || '"') > 0))`
+    : `INSERT INTO webhook_outbox (account_id, rev, kind, type, record, created)
+  VALUES (NEW.account_id, NEW.rev, '${kind}', ${type}, ${recordJson(kind)}, NEW.updated)`;
   return `
 CREATE TRIGGER ${table}_outbox_${event.toLowerCase()} AFTER ${event} ON ${table}
 WHEN EXISTS (SELECT 1 FROM webhooks WHERE account_id = NEW.account_id AND active = 1)
 BEGIN
-  INSERT INTO webhook_outbox (account_id, rev, kind, type, record, created)
-  VALUES (NEW.account_id, NEW.rev, '${kind}', ${eventType(kind, event === 'INSERT', firing)}, ${recordJson(kind)}, NEW.updated)
+  ${insert}
   ON CONFLICT (account_id, rev) DO NOTHING;
 END;`;
 }
 
 /**
  * A change of an account with an active hook writes its delivery in the same transaction (the
- * outbox). A later kind's migration makes its own with this.
+ * outbox), as migration 10 first wrote it.
  */
-export function outboxTriggers(kind: SyncKind): string {
+function outboxTriggers(kind: SyncKind): string {
   return (['INSERT', 'UPDATE'] as const).map((event) => outboxTrigger(kind, event, false)).join('\n');
+}
+
+/**
+ * Migration 12: every kind's outbox triggers as before, keeping only what a hook wants; a later
+ * kind's migration makes its own with this.
+ */
+export function wantedOutboxTriggers(kind: SyncKind): string {
+  const table = KIND_STORAGE[kind].table;
+  return (['INSERT', 'UPDATE'] as const)
+    .map((event) => `DROP TRIGGER IF EXISTS ${table}_outbox_${event.toLowerCase()};
+${outboxTrigger(kind, event, kind === 'task' && event === 'UPDATE', true)}`)
+    .join('\n');
 }
 
 /** Issue #24: webhooks, their outbox and their delivery logs. */
@@ -105,3 +131,6 @@ export const REMINDER_EVENTS = `
 DROP TRIGGER tasks_outbox_update;
 ${outboxTrigger('task', 'UPDATE', true)}
 `;
+
+/** Issue #24: a hook for some events alone costs the other changes nothing. */
+export const WANTED_EVENTS = (['task', 'project', 'context'] as const).map(wantedOutboxTriggers).join('\n');
