@@ -75,8 +75,10 @@ function outboxTriggers(kind: SyncKind): string {
 export function wantedOutboxTriggers(kind: SyncKind): string {
   const table = KIND_STORAGE[kind].table;
   return (['INSERT', 'UPDATE'] as const)
-    .map((event) => `DROP TRIGGER IF EXISTS ${table}_outbox_${event.toLowerCase()};
-${outboxTrigger(kind, event, kind === 'task' && event === 'UPDATE', true)}`)
+    .map(
+      (event) => `DROP TRIGGER IF EXISTS ${table}_outbox_${event.toLowerCase()};
+${outboxTrigger(kind, event, kind === 'task' && event === 'UPDATE', true)}`,
+    )
     .join('\n');
 }
 
