@@ -118,6 +118,32 @@ describe('sqlite store specifics', () => {
     expect(await usage()).toEqual({ records: 1, bytes: 2 + 2 + 7 });
   });
 
+  it('upgrades a version 11 file: what its outbox holds is still delivered, and then only what a hook wants is kept', async () => {
+    const old = new Database(file);
+    try {
+      applyMigrations(
+        old,
+        0,
+        MIGRATIONS.filter((migration) => migration.version <= 11),
+      );
+      old.exec(`
+        INSERT INTO accounts (id, username, nickname, timezone, language, week_start, created, updated, rev, last_updated)
+          VALUES (1, 'old', 'old', 'UTC', 'en', 1, 1, 1, 1, 1);
+        INSERT INTO webhooks (account_id, id, url, events, active, secret, created, updated, delivered_rev)
+          VALUES (1, 'h', 'https://example.com/', '["project.changed"]', 1, 'whsec_x', 1, 1, 0);
+        INSERT INTO tasks (account_id, id, title, notes, attribute, all_day, tags, priority, created, updated, rev)
+          VALUES (1, 'queued', 'before the upgrade', '', 'inbox', 0, '[]', 0, 1, 1, 1);`);
+    } finally {
+      old.close();
+    }
+    const store = open();
+    await store.migrate();
+    await store.write(1, (tx) => tx.put('task', taskDraft('after')));
+    const events = await store.webhooks.events(1, 0, 10);
+    expect(events.map((event) => [event.type, event.rev])).toEqual([['task.created', 1]]);
+    expect(events[0]?.record).toMatchObject({ id: 'queued', title: 'before the upgrade' });
+  });
+
   it('keeps the data of a file closed and reopened', async () => {
     const first = open();
     await first.migrate();
