@@ -78,8 +78,13 @@ function outboxFunction(
     return `
 ${create} FUNCTION ${table}_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-  change_type text := ${eventType(kind, firing)};
+  change_type text;
 BEGIN
+  -- Most accounts have no hook: they pay this one look and no more.
+  IF NOT EXISTS (SELECT 1 FROM webhooks WHERE account_id = NEW.account_id AND active) THEN
+    RETURN NULL;
+  END IF;
+  change_type := ${eventType(kind, firing)};
   IF EXISTS (SELECT 1 FROM webhooks WHERE account_id = NEW.account_id AND active
       AND ('*' = ANY (events) OR change_type = ANY (events))) THEN
     INSERT INTO webhook_outbox (account_id, rev, kind, type, record, created)
