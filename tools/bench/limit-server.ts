@@ -2,10 +2,12 @@
  * The limit: a bare node:http server that answers every request with the bytes the task service
  * answered for the scenario (status, headers, body as captured, compressed or not), from memory.
  * It reads each request body to its end first, as any server must. Run as its own process:
- * `node limit-server.js <port> <answer.json>`.
+ * `node limit-server.js <port> <answer.json> [hold]`; with `hold` it answers nothing but `/` (the
+ * bench's check that it started) until it is stopped, as the service's waiting requests wait
+ * (part W: what holding a request costs).
  */
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import { z } from 'zod';
 
 /** Headers a server sets per connection or per answer itself; everything else is replayed as captured. */
@@ -25,13 +27,30 @@ for (const [name, value] of answer.headers) {
   if (!OWN_HEADERS.has(name.toLowerCase())) headers[name] = value;
 }
 
+const hold = process.argv[4] === 'hold';
+const held = new Set<ServerResponse>();
+
+function reply(response: ServerResponse): void {
+  response.writeHead(answer.status, headers);
+  response.end(body);
+}
+
 const server = createServer((request, response) => {
   request.resume();
   request.once('end', () => {
-    response.writeHead(answer.status, headers);
-    response.end(body);
+    if (!hold || request.url === '/') reply(response);
+    else {
+      held.add(response);
+      response.once('close', () => held.delete(response));
+    }
   });
 });
 server.keepAliveTimeout = 10_000;
+// The service takes 4,096 connections per address; this one takes all that come.
+server.maxConnections = Number.MAX_SAFE_INTEGER;
 server.listen(port, '127.0.0.1');
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+process.on('SIGTERM', () => {
+  for (const response of held) reply(response);
+  server.close(() => process.exit(0));
+  server.closeIdleConnections();
+});

@@ -86,8 +86,11 @@ const BENCH_MAX_RECORDS = 100_000_000;
 
 let limits = 0;
 
-/** The bare node:http server answering `answer` to every request, in a process of its own. */
-export async function startLimitServer(answer: Answer, scratchDir: string): Promise<Server> {
+/**
+ * The bare node:http server answering `answer` to every request, in a process of its own; `hold`:
+ * answering none until it is stopped.
+ */
+export async function startLimitServer(answer: Answer, scratchDir: string, hold = false): Promise<Server> {
   limits += 1;
   const file = path.join(scratchDir, `limit-answer-${limits}.json`);
   await writeFile(
@@ -99,7 +102,7 @@ export async function startLimitServer(answer: Answer, scratchDir: string): Prom
   const child = startChild(
     name,
     process.execPath,
-    [LIMIT_SERVER, String(port), file],
+    [LIMIT_SERVER, String(port), file, ...(hold ? ['hold'] : [])],
     path.join(scratchDir, `${name}.log`),
   );
   return started(name, child, port, '/');

@@ -12,7 +12,7 @@ import { measure, type MeasureContext, type Measured } from './measure.js';
 import { createBenchDatabase, postgresVersion, type BenchDatabase } from './postgres.js';
 import { freePort, sleep } from './processes.js';
 import { progress } from './progress.js';
-import { startTaskService, type Server, type ServiceStore } from './servers.js';
+import { startLimitServer, startTaskService, type Server, type ServiceStore } from './servers.js';
 import { createScenario } from './task-scenarios.js';
 import type { CoresUsed } from './thread-cpu.js';
 import { WebhookReceiver } from './webhook-receiver.js';
@@ -50,6 +50,9 @@ export interface Waiting {
   readonly waiters: number;
   readonly rssBeforeBytes: number;
   readonly rssWithBytes: number;
+  /** The same requests held by a bare node:http server (the limit): what Node itself costs. */
+  readonly limitRssBeforeBytes: number;
+  readonly limitRssWithBytes: number;
   readonly listAlone: LoadResult;
   readonly listWhileWaiting: LoadResult;
   /** Waiting requests answered within 5 s of a change to their account. */
@@ -268,17 +271,24 @@ async function waiting(
     headers: auth(waitToken),
   });
   const { cursor } = cursorSchema.parse(JSON.parse(head.body.toString('utf8')));
+  const target = `/v1/tasks?cursor=${encodeURIComponent(cursor)}&wait=60`;
+  progress(`W. ${count(WAITERS)} requests held by a bare node:http server (the limit)`);
+  const limit = await startLimitServer(head, context.scratchDir, true);
+  let held: Promise<number>[] = [];
+  let limitRssBeforeBytes: number;
+  let limitRssWithBytes: number;
+  try {
+    limitRssBeforeBytes = await rssOf(limit.child.pid);
+    held = await openWaits(limit.port, target, waitToken);
+    limitRssWithBytes = await rssOf(limit.child.pid);
+  } finally {
+    // Stopping answers what it holds.
+    await limit.stop();
+  }
+  await Promise.all(held);
   const rssBeforeBytes = await rssOf(server.child.pid);
   progress(`W. ${count(WAITERS)} requests waiting for changes (SQLite)`);
-  const waits: Promise<number>[] = [];
-  for (let index = 0; index < WAITERS; index += 1) {
-    // The service takes 4,096 connections per address: the waiters come from several.
-    const from = `127.0.0.${2 + Math.floor(index / 3000)}`;
-    waits.push(waitFrom(from, server.port, `/v1/tasks?cursor=${encodeURIComponent(cursor)}&wait=60`, waitToken));
-    // Opened a few hundred at a time: the listen backlog is not the thing measured.
-    if (index % 200 === 199) await sleep(20);
-  }
-  await sleep(2000);
+  const waits = await openWaits(server.port, target, waitToken);
   const rssWithBytes = await rssOf(server.child.pid);
   progress('W. list 50 tasks while they wait (SQLite)');
   const listWhileWaiting = (await measure(context, server, [list], false)).load;
@@ -294,7 +304,30 @@ async function waiting(
   progress(
     `  RSS ${megabytes(rssBeforeBytes)} → ${megabytes(rssWithBytes)}; list p99 ${ms(listAlone.p99Ms)} → ${ms(listWhileWaiting.p99Ms)} ms; ${count(woken)} woken within 5 s`,
   );
-  return { waiters: WAITERS, rssBeforeBytes, rssWithBytes, listAlone, listWhileWaiting, woken };
+  return {
+    waiters: WAITERS,
+    rssBeforeBytes,
+    rssWithBytes,
+    limitRssBeforeBytes,
+    limitRssWithBytes,
+    listAlone,
+    listWhileWaiting,
+    woken,
+  };
+}
+
+/** Opens WAITERS requests to `target`, and resolves once they are in (2 s after the last). */
+async function openWaits(port: number, target: string, token: string): Promise<Promise<number>[]> {
+  const waits: Promise<number>[] = [];
+  for (let index = 0; index < WAITERS; index += 1) {
+    // The service takes 4,096 connections per address: the waiters come from several.
+    const from = `127.0.0.${2 + Math.floor(index / 3000)}`;
+    waits.push(waitFrom(from, port, target, token));
+    // Opened a few hundred at a time: the listen backlog is not the thing measured.
+    if (index % 200 === 199) await sleep(20);
+  }
+  await sleep(2000);
+  return waits;
 }
 
 /** A POST of tasks, sent again while the service sheds load (503). */
@@ -365,6 +398,10 @@ export async function runWebhooksPart(context: MeasureContext, workDir: string):
   }
 }
 
+function kilobytesEach(bytes: number, count: number): string {
+  return `${(bytes / count / 1000).toFixed(1)} KB`;
+}
+
 /** Part W as a section of the report. */
 export function webhooksMarkdown(results: WebhooksResults): string {
   const lines = [
@@ -415,7 +452,9 @@ export function webhooksMarkdown(results: WebhooksResults): string {
     lines.push(
       '',
       `- ${count(w.waiters)} requests waiting on one SQLite process: RSS ${megabytes(w.rssBeforeBytes)} → ` +
-        `${megabytes(w.rssWithBytes)}; another account's list of 50: ${count(w.listAlone.requestsPerSecond)} → ` +
+        `${megabytes(w.rssWithBytes)} (${kilobytesEach(w.rssWithBytes - w.rssBeforeBytes, w.waiters)} each; a bare ` +
+        `node:http server holding as many: ${megabytes(w.limitRssBeforeBytes)} → ${megabytes(w.limitRssWithBytes)}, ` +
+        `${kilobytesEach(w.limitRssWithBytes - w.limitRssBeforeBytes, w.waiters)} each); another account's list of 50: ${count(w.listAlone.requestsPerSecond)} → ` +
         `${count(w.listWhileWaiting.requestsPerSecond)} req/s, p99 ${ms(w.listAlone.p99Ms)} → ${ms(w.listWhileWaiting.p99Ms)} ms; ` +
         `${count(w.woken)} answered within 5 s of a change.`,
     );
