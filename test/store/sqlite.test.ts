@@ -32,6 +32,21 @@ describe('sqlite store specifics', () => {
   let remove: () => Promise<void>;
   const opened: SqliteStore[] = [];
 
+  /** Makes the test's file as a release of schema `version` left it, holding `rows` (SQL). */
+  function fileAtVersion(version: number, rows: string): void {
+    const old = new Database(file);
+    try {
+      applyMigrations(
+        old,
+        0,
+        MIGRATIONS.filter((migration) => migration.version <= version),
+      );
+      old.exec(rows);
+    } finally {
+      old.close();
+    }
+  }
+
   function open(synchronous?: 'FULL' | 'NORMAL'): SqliteStore {
     const store = openSqliteStore(synchronous === undefined ? { file } : { file, synchronous });
     opened.push(store);
@@ -92,21 +107,14 @@ describe('sqlite store specifics', () => {
   });
 
   it('upgrades a version 5 file: its tasks keep no iCalendar properties, its bytes stay counted right', async () => {
-    const old = new Database(file);
-    try {
-      applyMigrations(
-        old,
-        0,
-        MIGRATIONS.filter((migration) => migration.version <= 5),
-      );
-      old.exec(`
+    fileAtVersion(
+      5,
+      `
         INSERT INTO accounts (id, username, nickname, timezone, language, week_start, created, updated, rev, last_updated)
           VALUES (1, 'old', 'old', 'UTC', 'en', 1, 1, 1, 1, 1);
         INSERT INTO tasks (account_id, id, title, notes, attribute, all_day, tags, priority, created, updated, rev)
-          VALUES (1, 'before', 'ab', 'é', 'inbox', 0, '[]', 0, 1, 1, 1);`);
-    } finally {
-      old.close();
-    }
+          VALUES (1, 'before', 'ab', 'é', 'inbox', 0, '[]', 0, 1, 1, 1);`,
+    );
     const store = open();
     await store.migrate();
     const usage = () => store.write(1, (tx) => tx.usage());
@@ -119,23 +127,16 @@ describe('sqlite store specifics', () => {
   });
 
   it('upgrades a version 11 file: what its outbox holds is still delivered, and then only what a hook wants is kept', async () => {
-    const old = new Database(file);
-    try {
-      applyMigrations(
-        old,
-        0,
-        MIGRATIONS.filter((migration) => migration.version <= 11),
-      );
-      old.exec(`
+    fileAtVersion(
+      11,
+      `
         INSERT INTO accounts (id, username, nickname, timezone, language, week_start, created, updated, rev, last_updated)
           VALUES (1, 'old', 'old', 'UTC', 'en', 1, 1, 1, 1, 1);
         INSERT INTO webhooks (account_id, id, url, events, active, secret, created, updated, delivered_rev)
           VALUES (1, 'h', 'https://example.com/', '["project.changed"]', 1, 'whsec_x', 1, 1, 0);
         INSERT INTO tasks (account_id, id, title, notes, attribute, all_day, tags, priority, created, updated, rev)
-          VALUES (1, 'queued', 'before the upgrade', '', 'inbox', 0, '[]', 0, 1, 1, 1);`);
-    } finally {
-      old.close();
-    }
+          VALUES (1, 'queued', 'before the upgrade', '', 'inbox', 0, '[]', 0, 1, 1, 1);`,
+    );
     const store = open();
     await store.migrate();
     await store.write(1, (tx) => tx.put('task', taskDraft('after')));

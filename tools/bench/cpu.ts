@@ -8,18 +8,21 @@ import { readdir, readFile } from 'node:fs/promises';
  */
 
 /** Linux reports CPU time in USER_HZ ticks, 100 a second on every common build. */
-const TICKS_PER_SECOND = 100;
+export const TICKS_PER_SECOND = 100;
 
-async function machineBusyTicks(): Promise<number> {
+export async function machineBusyTicks(): Promise<number> {
   const line = (await readFile('/proc/stat', 'utf8')).split('\n', 1)[0] ?? '';
   const [, user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = line.trim().split(/\s+/).map(Number);
   return user + nice + system + irq + softirq + steal;
 }
 
-/** utime + stime of a process, and cutime + cstime of its children it has reaped; 0 when gone. */
-async function processTicks(pid: number | 'self'): Promise<{ own: number; children: number }> {
+/**
+ * utime + stime, and cutime + cstime (reaped children), of a /proc stat file: a process's
+ * (/proc/<pid>/stat) or a thread's (/proc/<pid>/task/<tid>/stat); 0 when gone.
+ */
+export async function statTicks(file: string): Promise<{ own: number; children: number }> {
   try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const stat = await readFile(file, 'utf8');
     // Fields after the command name (which may hold spaces) in parentheses: state is field 3.
     const fields = stat
       .slice(stat.lastIndexOf(')') + 2)
@@ -30,6 +33,10 @@ async function processTicks(pid: number | 'self'): Promise<{ own: number; childr
   } catch {
     return { own: 0, children: 0 };
   }
+}
+
+function processTicks(pid: number | 'self'): Promise<{ own: number; children: number }> {
+  return statTicks(`/proc/${pid}/stat`);
 }
 
 async function pidsNamed(name: string): Promise<number[]> {

@@ -1,4 +1,5 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
+import { machineBusyTicks, statTicks, TICKS_PER_SECOND } from './cpu.js';
 
 /*
  * Where a server's CPU went during a load, thread by thread: the request thread (the process's
@@ -7,9 +8,6 @@ import { readdir, readFile } from 'node:fs/promises';
  * whole machine beside them. Part W tells by it whether a slower load was short of a core or
  * spent more per request.
  */
-
-/** Linux reports CPU time in USER_HZ ticks, 100 a second on every common build. */
-const TICKS_PER_SECOND = 100;
 
 /** Average cores kept busy over a stretch. */
 export interface CoresUsed {
@@ -31,24 +29,6 @@ interface Ticks {
   readonly at: number;
 }
 
-/** utime + stime of a /proc stat line; 0 when it cannot be read (the thread ended). */
-async function statTicks(file: string): Promise<number> {
-  try {
-    const stat = await readFile(file, 'utf8');
-    // Fields after the command name (which may hold spaces) in parentheses: state is field 3.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
-  } catch {
-    return 0;
-  }
-}
-
-async function machineTicks(): Promise<number> {
-  const line = (await readFile('/proc/stat', 'utf8')).split('\n', 1)[0] ?? '';
-  const [, user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = line.trim().split(/\s+/).map(Number);
-  return user + nice + system + irq + softirq + steal;
-}
-
 async function ticksOf(pid: number): Promise<Ticks> {
   let main = 0;
   let others = 0;
@@ -59,11 +39,12 @@ async function ticksOf(pid: number): Promise<Ticks> {
     // the server ended: nothing of it counts
   }
   for (const tid of threads) {
-    const ticks = await statTicks(`/proc/${pid}/task/${tid}/stat`);
+    const ticks = (await statTicks(`/proc/${pid}/task/${tid}/stat`)).own;
     if (tid === String(pid)) main += ticks;
     else others += ticks;
   }
-  return { main, others, bench: await statTicks('/proc/self/stat'), machine: await machineTicks(), at: Date.now() };
+  const bench = (await statTicks('/proc/self/stat')).own;
+  return { main, others, bench, machine: await machineBusyTicks(), at: Date.now() };
 }
 
 /**
