@@ -20,9 +20,10 @@ import { WebhookReceiver } from './webhook-receiver.js';
 /*
  * W: issue #24's figures. On a fresh store per engine (one serve process, hooks to a local
  * receiver answering 204, --webhook-allow-private): C without a hook, with one that wants no task
- * event (the outbox is written and read, nothing is sent) and with one that wants every event, in
- * the same run, where each one's CPU went, and the change-to-delivery lag under C's load; on SQLite, 10,000 requests waiting for changes
- * while another account is listed, and reminders fired per second.
+ * event (reminders alone) and with one that wants every event, in the same run, where each one's
+ * CPU went, and the change-to-delivery lag under C's load; on SQLite, 10,000 requests waiting for
+ * changes while another account is listed (and held by a bare node:http server, the limit), and
+ * reminders fired per second.
  */
 
 /** A load and where its CPU went. */
@@ -34,8 +35,8 @@ export interface CreatesLoad {
 export interface HookedCreates {
   readonly engine: 'sqlite' | 'postgres';
   readonly plain: CreatesLoad;
-  /** With a hook that wants no event of a task: what the outbox costs without a delivery. */
-  readonly outboxOnly: CreatesLoad;
+  /** With a hook that wants no event of a task: what a hook costs the changes it does not want. */
+  readonly unwanted: CreatesLoad;
   readonly hooked: CreatesLoad;
   readonly delivered: number;
   /** From the end of the hooked load to its last delivery: 0 when the sender kept up. */
@@ -168,14 +169,14 @@ async function hookedCreates(
   workDir: string,
   receiver: WebhookReceiver,
 ): Promise<HookedCreates> {
-  const { server, tokens, database } = await freshService(engine, workDir, ['plain', 'outbox', 'hooked', 'probe']);
-  const [plainToken = '', outboxToken = '', hookedToken = '', probeToken = ''] = tokens;
+  const { server, tokens, database } = await freshService(engine, workDir, ['plain', 'unwanted', 'hooked', 'probe']);
+  const [plainToken = '', unwantedToken = '', hookedToken = '', probeToken = ''] = tokens;
   try {
-    await addHook(server.port, outboxToken, receiver.url, ['reminder.due']);
+    await addHook(server.port, unwantedToken, receiver.url, ['reminder.due']);
     await addHook(server.port, hookedToken, receiver.url);
     await addHook(server.port, probeToken, receiver.url);
     let plain: CreatesLoad | undefined;
-    let outboxOnly: CreatesLoad | undefined;
+    let unwanted: CreatesLoad | undefined;
     let hooked: CreatesLoad | undefined;
     const lags: number[] = [];
     let delivered = 0;
@@ -185,7 +186,7 @@ async function hookedCreates(
       progress(`W. C without hooks (${engine}, round ${round} of ${ROUNDS})`);
       plain = faster(plain, await measure(context, server, createScenario([plainToken]).requests, false));
       progress(`W. C with a hook that wants no task event (${engine}, round ${round})`);
-      outboxOnly = faster(outboxOnly, await measure(context, server, createScenario([outboxToken]).requests, false));
+      unwanted = faster(unwanted, await measure(context, server, createScenario([unwantedToken]).requests, false));
       progress(`W. C with a hook, a probe create every ${PROBE_EVERY_MS} ms on another (${engine}, round ${round})`);
       const before = receiver.count('task.created');
       const probe = probeCreates(server.port, probeToken, `round ${round}`);
@@ -202,7 +203,7 @@ async function hookedCreates(
         if (arrived !== undefined) lags.push(Math.max(0, arrived - at));
       }
     }
-    if (plain === undefined || outboxOnly === undefined || hooked === undefined) throw new Error('no round of W ran');
+    if (plain === undefined || unwanted === undefined || hooked === undefined) throw new Error('no round of W ran');
     lags.sort((a, b) => a - b);
     progress(
       `  ${count(delivered)} deliveries, the last ${ms(drainMs)} ms after a load; lag p50 ${ms(percentile(lags, 50))} ms, p99 ${ms(percentile(lags, 99))} ms over ${lags.length} probes`,
@@ -210,7 +211,7 @@ async function hookedCreates(
     return {
       engine,
       plain,
-      outboxOnly,
+      unwanted,
       hooked,
       delivered,
       drainMs,
@@ -274,7 +275,7 @@ async function waiting(
   const target = `/v1/tasks?cursor=${encodeURIComponent(cursor)}&wait=60`;
   progress(`W. ${count(WAITERS)} requests held by a bare node:http server (the limit)`);
   const limit = await startLimitServer(head, context.scratchDir, true);
-  let held: Promise<number>[] = [];
+  let held: Promise<number>[];
   let limitRssBeforeBytes: number;
   let limitRssWithBytes: number;
   try {
@@ -419,7 +420,7 @@ export function webhooksMarkdown(results: WebhooksResults): string {
     ratio(load.load.requestsPerSecond / plain.load.requestsPerSecond);
   for (const row of results.creates) {
     lines.push(
-      `| ${row.engine} | ${rate(row.plain)} | ${rate(row.outboxOnly)} | ${versus(row.outboxOnly, row.plain)} | ` +
+      `| ${row.engine} | ${rate(row.plain)} | ${rate(row.unwanted)} | ${versus(row.unwanted, row.plain)} | ` +
         `${rate(row.hooked)} | ${versus(row.hooked, row.plain)} | ${count(row.delivered)} | ${ms(row.drainMs)} ms | ` +
         `${ms(row.lagP50Ms)} ms | ${ms(row.lagP99Ms)} ms | ${row.probesDelivered} of ${row.probes} |`,
     );
@@ -437,7 +438,7 @@ export function webhooksMarkdown(results: WebhooksResults): string {
   for (const row of results.creates) {
     for (const [name, { load, cores }] of [
       ['without hooks', row.plain],
-      ['a hook wanting no task event', row.outboxOnly],
+      ['a hook wanting no task event', row.unwanted],
       ['with a hook', row.hooked],
     ] as const) {
       lines.push(
