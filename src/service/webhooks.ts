@@ -4,7 +4,6 @@ import type { Clock, Micros } from '../domain/time.js';
 import {
   MAX_WEBHOOKS_PER_ACCOUNT,
   type DeliveryAttempt,
-  type HookProgress,
   type OutboxEvent,
   type StoredWebhook,
   type Webhook,
@@ -12,6 +11,7 @@ import {
 } from '../domain/webhook.js';
 import type { ChangeListener } from '../store/change-feed.js';
 import type { Store } from '../store/store.js';
+import type { WebhookStore } from '../store/webhook-store.js';
 import { newRecordId } from './ids.js';
 
 /** What the deliveries of an account are written with. */
@@ -104,13 +104,9 @@ export class WebhookService {
       this.store.webhooks.claim(hook, owner, this.now(), until),
     events: (accountId: number, afterRev: number, limit: number): Promise<readonly OutboxEvent[]> =>
       this.store.webhooks.events(accountId, afterRev, limit),
-    progress: (
-      hook: HookRef,
-      owner: string,
-      progress: HookProgress,
-      attempts: readonly DeliveryAttempt[],
-      until: Micros | null,
-    ): Promise<StoredWebhook | undefined> => this.store.webhooks.progress(hook, owner, progress, attempts, until),
+    // As the port says it (WebhookStore.progress).
+    progress: (...args: Parameters<WebhookStore['progress']>): ReturnType<WebhookStore['progress']> =>
+      this.store.webhooks.progress(...args),
     release: (hook: HookRef, owner: string): Promise<void> => this.store.webhooks.release(hook, owner),
     /** What a delivery of the account is written with: its zone, and for cursors the store's epoch and the purge mark. */
     contextOf: async (accountId: number): Promise<DeliveryContext> => {

@@ -2,8 +2,8 @@ import type { SyncKind } from '../domain/sync.js';
 
 /**
  * What the change feed tells: an account's head moved by a commit that changed records of these
- * kinds; `outbox`, a commit wrote deliveries to the account's webhook outbox (only accounts with
- * an active hook get them); or `resync`, when the feed may have missed changes (PostgreSQL: its
+ * kinds; `outbox`, a commit of an account with an active hook, which may have written deliveries
+ * to its webhook outbox (only the changes a hook wants are written); or `resync`, when the feed may have missed changes (PostgreSQL: its
  * connection was down) and every listener must look again at what it cares about.
  */
 export type ChangeNote =

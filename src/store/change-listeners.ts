@@ -57,7 +57,7 @@ export function notingKinds(tx: WriteTx, kinds: Set<SyncKind>): WriteTx {
 /**
  * Runs a store's `write` with the kinds its work puts noted, and tells the feed once it committed;
  * `wroteOutbox`, when given, says after a commit that put records whether the account has an
- * active hook (its triggers then wrote to the outbox), to tell `outbox` too.
+ * active hook (its triggers then may have written to the outbox), to tell `outbox` too.
  */
 export async function writeTold<T>(
   listeners: ChangeListeners,

@@ -11,8 +11,8 @@ import type {
 
 /**
  * An account's webhooks, the outbox of their changes and their delivery logs (API.md 4.7). The
- * outbox is filled by the engine in the commit of each change of an account that has an active
- * hook, so a crash after a commit loses no delivery.
+ * outbox is filled by the engine in the commit of each change that an active hook of the account
+ * wants, so a crash after a commit loses no delivery.
  */
 export interface WebhookStore {
   list(accountId: number): Promise<readonly StoredWebhook[]>;

@@ -106,8 +106,8 @@ export function registerRecordRoutes<K extends SyncKind>(
    * API.md 4.6: an empty answer is held until a change of this kind is heard, then read again;
    * when the time runs out, a change of another kind of the account is heard (so that one wait
    * tells a client of every change of the account), the process stops or the client leaves, the
-   * empty answer read last is sent. While it waits the request holds no snapshot and no connection of the store, and
-   * is not counted in flight by the load shedder.
+   * empty answer read last is sent. While it waits the request holds no snapshot and no
+   * connection of the store, and is not counted in flight by the load shedder.
    */
   async function waitForChanges(
     request: FastifyRequest,

@@ -74,9 +74,9 @@ function keyOf(ref: HookRef): HookKey {
 }
 
 /**
- * Delivers the outbox (API.md 4.7). Woken by the change feed (a commit that wrote to the outbox),
- * at start and after a `resync` (everything pending, also what a crashed process left), and by a
- * timer for a retry that is due; never by polling. One sender at a time per hook across processes
+ * Delivers the outbox (API.md 4.7). Woken by the change feed (a commit that may have written to
+ * the outbox), at start and after a `resync` (everything pending, also what a crashed process
+ * left), and by a timer for a retry that is due; never by polling. One sender at a time per hook across processes
  * (the hook's lease), in commit order: a hook's next delivery waits until the one before it
  * succeeded.
  */

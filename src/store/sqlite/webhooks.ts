@@ -51,7 +51,7 @@ function hookOf(row: HookRow): StoredWebhook {
   };
 }
 
-/** What the sender runs for each delivery, prepared once per store. */
+/** What the sender runs for each batch of deliveries, prepared once per store. */
 function prepareHookStatements(db: SqliteDatabase) {
   return {
     pending: db.prepare<[Record<string, number | null>], { account_id: number; id: string }>(
@@ -123,8 +123,8 @@ export class SqliteWebhookStore implements WebhookStore {
 
   /**
    * Whether the account has an active hook, read at once (not queued): asked after each commit,
-   * to tell the sender only of commits whose triggers wrote to the outbox. Prepared on first use,
-   * once the store is migrated.
+   * to tell the sender only of commits whose triggers may have written to the outbox (they write
+   * only the changes a hook wants). Prepared on first use, once the store is migrated.
    */
   hasActiveHook(accountId: number): boolean {
     this.#activeHook ??= this.db
