@@ -145,6 +145,43 @@ describe('sqlite store specifics', () => {
     expect(events[0]?.record).toMatchObject({ id: 'queued', title: 'before the upgrade' });
   });
 
+  it('upgrades a version 12 file: its outbox rows keep their records; later ones name the row in its table', async () => {
+    fileAtVersion(
+      12,
+      `
+        INSERT INTO accounts (id, username, nickname, timezone, language, week_start, created, updated, rev, last_updated)
+          VALUES (1, 'old', 'old', 'UTC', 'en', 1, 1, 1, 2, 2);
+        INSERT INTO webhooks (account_id, id, url, events, active, secret, created, updated, delivered_rev)
+          VALUES (1, 'h', 'https://example.com/', '["*"]', 1, 'whsec_x', 1, 1, 0);
+        INSERT INTO tasks (account_id, id, title, notes, attribute, all_day, tags, priority, created, updated, rev)
+          VALUES (1, 'queued', 'as queued', '', 'inbox', 0, '[]', 0, 1, 1, 1);
+        UPDATE tasks SET title = 'changed before the upgrade', updated = 2, rev = 2 WHERE id = 'queued';`,
+    );
+    const store = open();
+    await store.migrate();
+    const third = await store.write(1, (tx) => tx.put('task', taskDraft('queued', { title: 'after the upgrade' })));
+    const probe = new Database(file, { readonly: true });
+    try {
+      const kept = probe.prepare<[], [number, number]>('SELECT rev, record IS NOT NULL FROM webhook_outbox').raw();
+      expect(kept.all()).toEqual([
+        [1, 1],
+        [2, 1],
+        [third.rev, 0],
+      ]);
+    } finally {
+      probe.close();
+    }
+    await store.write(1, (tx) => tx.put('task', taskDraft('queued', { title: 'last' })));
+    const events = await store.webhooks.events(1, 0, 10);
+    expect(events.map((event) => [event.type, event.rev, 'title' in event.record && event.record.title])).toEqual([
+      ['task.created', 1, 'as queued'],
+      ['task.updated', 2, 'changed before the upgrade'],
+      ['task.updated', third.rev, 'after the upgrade'],
+      ['task.updated', third.rev + 1, 'last'],
+    ]);
+    expect(events[2]?.record).toEqual(third);
+  });
+
   it('keeps the data of a file closed and reopened', async () => {
     const first = open();
     await first.migrate();

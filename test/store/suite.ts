@@ -686,6 +686,26 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
         });
       });
 
+      it('keeps the deletion of a purged tombstone for a hook not past it yet', async () => {
+        await withClock(async (clocked, setClock) => {
+          const accountId = await accountOf(clocked, 'hooked');
+          const hook = await clocked.webhooks.insert(
+            accountId,
+            { id: 'h', url: 'https://example.com/', events: ['*'], active: true, secret: 'whsec_x', created: 1 },
+            20,
+          );
+          expect(hook).not.toBe('full');
+          const gone = await clocked.write(accountId, (w) =>
+            w.put('task', taskDraft('gone', { title: 'gone', deleted: LONG_AGO })),
+          );
+          setClock(LATER);
+          expect(await clocked.purge(LONG_AGO + 1000)).toBe(1);
+          const events = await clocked.webhooks.events(accountId, 0, 10);
+          expect(events.map((event) => [event.type, event.rev])).toEqual([['task.deleted', gone.rev]]);
+          expect(events[0]?.record).toEqual(gone);
+        });
+      });
+
       it("purges by the server's time of deletion, not a backdated `deleted` (issue #16)", async () => {
         await withClock(async (clocked, setClock) => {
           const accountId = await accountOf(clocked, 'backdated');
@@ -1043,6 +1063,39 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
         expect(events.map((event) => [event.kind, event.rev, event.type])).toEqual(
           SYNC_KINDS.map((kind, i) => [kind, revs[i], kind === 'task' ? 'task.created' : `${kind}.changed`]),
         );
+      });
+
+      it('keeps each change as it left the record, though the record changed again before delivery', async () => {
+        // The outbox names a change and its row while that row stands; a later write keeps the
+        // row as it was for the hooks not past it yet.
+        const accountId = await newAccountId();
+        const hook = await store.webhooks.insert(
+          accountId,
+          { id: 'h', url: 'https://example.com/', events: ['*'], active: true, secret: 'whsec_x', created: 1 },
+          20,
+        );
+        expect(hook).not.toBe('full');
+        const first = await store.write(accountId, (w) => w.put('task', taskDraft('t', { title: 'first' })));
+        const second = await store.write(accountId, (w) => w.put('task', taskDraft('t', { title: 'second' })));
+        await store.write(accountId, async (w) => {
+          await w.put('task', taskDraft('t', { title: 'third' }));
+          await w.put('task', taskDraft('t', { title: 'fourth', completed: first.created }));
+        });
+        const project = await store.write(accountId, (w) => w.put('project', projectDraft('p', { name: 'One' })));
+        await store.write(accountId, (w) => w.put('project', projectDraft('p', { name: 'Two' })));
+        const events = await store.webhooks.events(accountId, 0, 10);
+        expect(events.map((event) => [event.type, event.record.rev, event.rev])).toEqual([
+          ['task.created', first.rev, first.rev],
+          ['task.updated', second.rev, second.rev],
+          ['task.updated', second.rev + 1, second.rev + 1],
+          ['task.completed', second.rev + 2, second.rev + 2],
+          ['project.changed', project.rev, project.rev],
+          ['project.changed', project.rev + 1, project.rev + 1],
+        ]);
+        const shown = events.map(({ record }) => ('title' in record ? record.title : record.name));
+        expect(shown).toEqual(['first', 'second', 'third', 'fourth', 'One', 'Two']);
+        expect(events[0]?.record).toEqual(first);
+        expect(await store.webhooks.events(accountId, second.rev, 1)).toEqual([events[2]]);
       });
 
       it('keeps only the changes that an active hook of the account wants', async () => {

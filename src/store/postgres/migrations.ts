@@ -1,6 +1,12 @@
 import { AUTH_SCHEMA } from './auth-schema.js';
 import { SHARDABLE_SCHEMA } from './shardable-schema.js';
-import { OUTBOX_NOTIFICATIONS, REMINDER_EVENTS, WANTED_EVENTS, WEBHOOKS_SCHEMA } from './webhook-schema.js';
+import {
+  NAMED_OUTBOX,
+  OUTBOX_NOTIFICATIONS,
+  REMINDER_EVENTS,
+  WANTED_EVENTS,
+  WEBHOOKS_SCHEMA,
+} from './webhook-schema.js';
 
 /**
  * The schema, as an append-only list of migrations. A released migration is never edited: a
@@ -289,4 +295,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 13, name: 'reminders firing as reminder.due', sql: REMINDER_EVENTS },
   { version: 14, name: 'the outbox triggers notify the senders', sql: OUTBOX_NOTIFICATIONS },
   { version: 15, name: 'the outbox keeps what a hook wants', sql: WANTED_EVENTS },
+  { version: 16, name: 'the outbox names a change, its record stays in its table', sql: NAMED_OUTBOX },
 ];

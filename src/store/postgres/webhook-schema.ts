@@ -1,15 +1,17 @@
-import type { SyncKind } from '../../domain/sync.js';
+import { SYNC_KINDS, type SyncKind } from '../../domain/sync.js';
 import { KIND_STORAGE } from '../kinds/records.js';
 import { CHANGE_CHANNEL, OUTBOX_NOTE } from './change-listener.js';
 
 /**
  * The row of a change as the outbox keeps it: every column by name, `bigint`s as text (as pg
- * reads them), so the kind's codec reads it back as it reads a row of its table.
+ * reads them), so the kind's codec reads it back as it reads a row of its table. `row` names it
+ * (NEW or OLD in a trigger, a table's alias in a read).
  */
-function recordJson(kind: SyncKind): string {
+function recordJson(kind: SyncKind, row = 'NEW'): string {
   const { columns } = KIND_STORAGE[kind];
   const pairs = Object.entries(columns).map(([name, column]) => {
-    const value = column.type === 'micros' || column.type === 'microsOrNull' ? `NEW.${name}::text` : `NEW.${name}`;
+    const value =
+      column.type === 'micros' || column.type === 'microsOrNull' ? `${row}.${name}::text` : `${row}.${name}`;
     return `'${name}', ${value}`;
   });
   return `jsonb_build_object(${pairs.join(', ')})`;
@@ -50,32 +52,52 @@ function unchangedBut(kind: SyncKind, moving: readonly string[]): string {
  */
 export function outboxTrigger(kind: SyncKind, latest = false): string {
   const table = KIND_STORAGE[kind].table;
-  const writer = latest ? wantedOutboxFunction(kind, 'CREATE') : outboxFunction(kind, 'CREATE', false, false);
-  return `${writer}
+  if (latest) return `${namedOutboxFunction(kind, 'CREATE')}\n${namedOutboxTrigger(kind)}`;
+  return `${outboxFunction(kind, 'CREATE', false, false)}
 CREATE TRIGGER ${table}_outbox AFTER INSERT OR UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_outbox();`;
+}
+
+/** From migration 16 the trigger also runs when a row is removed (a purge), to keep it (namedOutboxFunction). */
+function namedOutboxTrigger(kind: SyncKind): string {
+  const table = KIND_STORAGE[kind].table;
+  return `CREATE TRIGGER ${table}_outbox AFTER INSERT OR UPDATE OR DELETE ON ${table}
+  FOR EACH ROW EXECUTE FUNCTION ${table}_outbox();`;
 }
 
 /**
  * The trigger function writing a change's delivery. From migration 14 (`notify`) it also tells
  * the change feed "<account id> outbox" (PostgreSQL folds repeats in a transaction into one), so
  * that the senders look at the outbox after commits that wrote to it, not after every commit.
- * From migration 15 (`wanted`) it keeps only a change that an active hook of the account wants:
- * a hook for reminders or projects alone costs a task's write nothing. Every hook still reads
- * what is kept and goes past what it does not want.
  */
 function outboxFunction(
   kind: SyncKind,
   create: 'CREATE' | 'CREATE OR REPLACE',
   firing: boolean,
   notify: boolean,
-  wanted = false,
 ): string {
   const table = KIND_STORAGE[kind].table;
-  const notice = notify
-    ? `\n    PERFORM pg_notify('${CHANGE_CHANNEL}', NEW.account_id::text || ' ${OUTBOX_NOTE}');`
-    : '';
-  if (wanted) {
-    return `
+  return `
+${create} FUNCTION ${table}_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM webhooks WHERE account_id = NEW.account_id AND active) THEN
+    INSERT INTO webhook_outbox (account_id, rev, kind, type, record, created)
+    VALUES (NEW.account_id, NEW.rev, '${kind}', ${eventType(kind, firing)}, ${recordJson(kind)}, NEW.updated)
+    ON CONFLICT (account_id, rev) DO NOTHING;${notify ? outboxNotice : ''}
+  END IF;
+  RETURN NULL;
+END $$;`;
+}
+
+const outboxNotice = `\n    PERFORM pg_notify('${CHANGE_CHANNEL}', NEW.account_id::text || ' ${OUTBOX_NOTE}');`;
+
+/**
+ * Migration 15's function: as migration 14's, keeping only a change that an active hook of the
+ * account wants: a hook for reminders or projects alone costs a task's write nothing. Every hook
+ * still reads what is kept and goes past what it does not want.
+ */
+function wantedOutboxFunction(kind: SyncKind, create: 'CREATE' | 'CREATE OR REPLACE'): string {
+  const table = KIND_STORAGE[kind].table;
+  return `
 ${create} FUNCTION ${table}_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   change_type text;
@@ -84,23 +106,48 @@ BEGIN
   IF NOT EXISTS (SELECT 1 FROM webhooks WHERE account_id = NEW.account_id AND active) THEN
     RETURN NULL;
   END IF;
-  change_type := ${eventType(kind, firing)};
+  change_type := ${eventType(kind, kind === 'task')};
   IF EXISTS (SELECT 1 FROM webhooks WHERE account_id = NEW.account_id AND active
       AND ('*' = ANY (events) OR change_type = ANY (events))) THEN
     INSERT INTO webhook_outbox (account_id, rev, kind, type, record, created)
     VALUES (NEW.account_id, NEW.rev, '${kind}', change_type, ${recordJson(kind)}, NEW.updated)
-    ON CONFLICT (account_id, rev) DO NOTHING;${notice}
+    ON CONFLICT (account_id, rev) DO NOTHING;${outboxNotice}
   END IF;
   RETURN NULL;
 END $$;`;
-  }
+}
+
+/**
+ * Migration 16's function: as migration 15's, but the outbox row names the change and leaves its
+ * record in its table while its row is there, instead of a copy of the row in each commit. A
+ * write that replaces or removes the row (a later change, a purge) first keeps the row as it was
+ * in the outbox row that names it, if one does (only an account with a hook can have one): every
+ * outbox row can always be read as its change left the record (EVENTS_SQL).
+ */
+function namedOutboxFunction(kind: SyncKind, create: 'CREATE' | 'CREATE OR REPLACE'): string {
+  const table = KIND_STORAGE[kind].table;
   return `
 ${create} FUNCTION ${table}_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  change_type text;
 BEGIN
-  IF EXISTS (SELECT 1 FROM webhooks WHERE account_id = NEW.account_id AND active) THEN
+  -- Most accounts have no hook: they pay this one look and no more.
+  IF NOT EXISTS (SELECT 1 FROM webhooks WHERE account_id = coalesce(NEW.account_id, OLD.account_id)) THEN
+    RETURN NULL;
+  END IF;
+  IF TG_OP <> 'INSERT' THEN
+    UPDATE webhook_outbox SET record = ${recordJson(kind, 'OLD')}
+    WHERE account_id = OLD.account_id AND rev = OLD.rev AND record IS NULL;
+    IF TG_OP = 'DELETE' THEN
+      RETURN NULL;
+    END IF;
+  END IF;
+  change_type := ${eventType(kind, kind === 'task')};
+  IF EXISTS (SELECT 1 FROM webhooks WHERE account_id = NEW.account_id AND active
+      AND ('*' = ANY (events) OR change_type = ANY (events))) THEN
     INSERT INTO webhook_outbox (account_id, rev, kind, type, record, created)
-    VALUES (NEW.account_id, NEW.rev, '${kind}', ${eventType(kind, firing)}, ${recordJson(kind)}, NEW.updated)
-    ON CONFLICT (account_id, rev) DO NOTHING;${notice}
+    VALUES (NEW.account_id, NEW.rev, '${kind}', change_type, NULL, NEW.updated)
+    ON CONFLICT (account_id, rev) DO NOTHING;${outboxNotice}
   END IF;
   RETURN NULL;
 END $$;`;
@@ -162,12 +209,28 @@ export const OUTBOX_NOTIFICATIONS = (['task', 'project', 'context'] as const)
   .map((kind) => outboxFunction(kind, 'CREATE OR REPLACE', kind === 'task', true))
   .join('\n');
 
-/** Migration 15's outbox function of a kind: keeping only what a hook wants (outboxFunction). */
-function wantedOutboxFunction(kind: SyncKind, create: 'CREATE' | 'CREATE OR REPLACE'): string {
-  return outboxFunction(kind, create, kind === 'task', true, true);
-}
-
 /** Issue #24: a hook for some events alone costs the other changes nothing. */
-export const WANTED_EVENTS = (['task', 'project', 'context'] as const)
-  .map((kind) => wantedOutboxFunction(kind, 'CREATE OR REPLACE'))
-  .join('\n');
+export const WANTED_EVENTS = SYNC_KINDS.map((kind) => wantedOutboxFunction(kind, 'CREATE OR REPLACE')).join('\n');
+
+/** Issue #24: a change's commit writes a short outbox row naming it, not a copy of the record. */
+export const NAMED_OUTBOX = `
+ALTER TABLE webhook_outbox ALTER COLUMN record DROP NOT NULL;
+${SYNC_KINDS.map((kind) => {
+  const table = KIND_STORAGE[kind].table;
+  return `${namedOutboxFunction(kind, 'CREATE OR REPLACE')}
+DROP TRIGGER ${table}_outbox ON ${table};
+${namedOutboxTrigger(kind)}`;
+}).join('\n')}
+`;
+
+/**
+ * The account's outbox after a rev ($2), oldest first, at most $3 rows, each with its record as
+ * a JSON object: the one the row keeps, else the row of that rev in the kind's table.
+ */
+export const EVENTS_SQL = `SELECT o.rev, o.kind, o.type, o.created, coalesce(o.record, CASE o.kind
+  ${SYNC_KINDS.map(
+    (kind) => `WHEN '${kind}' THEN (SELECT ${recordJson(kind, 'r')} FROM ${KIND_STORAGE[kind].table} r
+      WHERE r.account_id = o.account_id AND r.rev = o.rev)`,
+  ).join('\n  ')}
+  END) AS record
+  FROM webhook_outbox o WHERE o.account_id = $1 AND o.rev > $2 ORDER BY o.rev LIMIT $3`;

@@ -14,6 +14,7 @@ import { outboxKind, storedEvent } from '../kinds/webhook-events.js';
 import type { WebhookStore } from '../webhook-store.js';
 import { guarded } from './errors.js';
 import { KIND_TABLES } from './tables.js';
+import { EVENTS_SQL } from './webhook-schema.js';
 import { microsOrNull, numberFromBigint, type BigintText } from './values.js';
 
 interface HookRow {
@@ -154,15 +155,12 @@ export class PostgresWebhookStore implements WebhookStore {
         rev: BigintText;
         kind: string;
         type: string;
-        record: Record<string, unknown>;
+        record: Record<string, unknown> | null;
         created: BigintText;
-      }>(
-        `SELECT rev, kind, type, record, created FROM webhook_outbox
-         WHERE account_id = $1 AND rev > $2 ORDER BY rev LIMIT $3`,
-        [accountId, afterRev, limit],
-      );
+      }>(EVENTS_SQL, [accountId, afterRev, limit]);
       return result.rows.map((row) => {
         const kind = outboxKind(row.kind);
+        if (row.record === null) throw new Error(`the outbox row of rev ${row.rev} has no record to read`);
         return {
           rev: numberFromBigint(row.rev),
           type: storedEvent(row.type),

@@ -1,4 +1,4 @@
-import { REMINDER_EVENTS, WANTED_EVENTS, WEBHOOKS_SCHEMA } from './webhook-schema.js';
+import { NAMED_OUTBOX, REMINDER_EVENTS, WANTED_EVENTS, WEBHOOKS_SCHEMA } from './webhook-schema.js';
 import { pendingMigrations, type Migration } from '../schema-version.js';
 import { NEW_EPOCH_SQL } from './epoch.js';
 import { AUTH_SCHEMA } from './auth-schema.js';
@@ -249,6 +249,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 10, name: 'webhooks, their outbox and delivery logs', sql: WEBHOOKS_SCHEMA },
   { version: 11, name: 'reminders firing as reminder.due', sql: REMINDER_EVENTS },
   { version: 12, name: 'the outbox keeps what a hook wants', sql: WANTED_EVENTS },
+  { version: 13, name: 'the outbox names a change, its record stays in its table', sql: NAMED_OUTBOX },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

@@ -1,10 +1,13 @@
-import type { SyncKind } from '../../domain/sync.js';
+import { SYNC_KINDS, type SyncKind } from '../../domain/sync.js';
 import { KIND_STORAGE } from '../kinds/records.js';
 
-/** The row of a change as the outbox keeps it: every column by name, as SQLite stores it. */
-function recordJson(kind: SyncKind): string {
+/**
+ * The row of a change as the outbox keeps it: every column by name, as SQLite stores it; `row`
+ * names it (NEW or OLD in a trigger, a table's alias in a read).
+ */
+export function recordJson(kind: SyncKind, row = 'NEW'): string {
   const names = Object.keys(KIND_STORAGE[kind].columns);
-  return `json_object(${names.map((name) => `'${name}', NEW.${name}`).join(', ')})`;
+  return `json_object(${names.map((name) => `'${name}', ${row}.${name}`).join(', ')})`;
 }
 
 /**
@@ -38,14 +41,21 @@ function unchangedBut(kind: SyncKind, moving: readonly string[]): string {
  * `wanted` (from migration 12): only a change that an active hook of the account wants is kept (a
  * hook's `events` is a JSON array of names, so a quoted name is found as itself): a hook for
  * reminders or projects alone costs a task's write nothing. Every hook still reads what is kept
- * and goes past what it does not want.
+ * and goes past what it does not want. `named` (from migration 13): the outbox names the change
+ * and leaves its record in its table (keptTriggers), instead of a copy of the row in each commit.
  */
-function outboxTrigger(kind: SyncKind, event: 'INSERT' | 'UPDATE', firing: boolean, wanted = false): string {
+function outboxTrigger(
+  kind: SyncKind,
+  event: 'INSERT' | 'UPDATE',
+  firing: boolean,
+  wanted = false,
+  named = false,
+): string {
   const table = KIND_STORAGE[kind].table;
   const type = eventType(kind, event === 'INSERT', firing);
   const insert = wanted
     ? `INSERT INTO webhook_outbox (account_id, rev, kind, type, record, created)
-  SELECT NEW.account_id, NEW.rev, '${kind}', change.type, ${recordJson(kind)}, NEW.updated
+  SELECT NEW.account_id, NEW.rev, '${kind}', change.type, ${named ? 'NULL' : recordJson(kind)}, NEW.updated
   FROM (SELECT ${type} AS type) AS change
   WHERE EXISTS (SELECT 1 FROM webhooks WHERE account_id = NEW.account_id AND active = 1
     AND (instr(events, '"*"') > 0 OR instr(events, '"' || change.type || '"') > 0))`
@@ -69,18 +79,60 @@ function outboxTriggers(kind: SyncKind): string {
 }
 
 /**
- * Migration 12: every kind's outbox triggers as before, keeping only what a hook wants; a later
- * kind's migration makes its own with this.
+ * Migration 12: every kind's outbox triggers as before, keeping only what a hook wants (`named`,
+ * from migration 13: naming the change, keptTriggers keeping its row).
  */
-export function wantedOutboxTriggers(kind: SyncKind): string {
+function wantedOutboxTriggers(kind: SyncKind, named = false): string {
   const table = KIND_STORAGE[kind].table;
   return (['INSERT', 'UPDATE'] as const)
     .map(
       (event) => `DROP TRIGGER IF EXISTS ${table}_outbox_${event.toLowerCase()};
-${outboxTrigger(kind, event, kind === 'task' && event === 'UPDATE', true)}`,
+${outboxTrigger(kind, event, kind === 'task' && event === 'UPDATE', true, named)}`,
     )
     .join('\n');
 }
+
+/**
+ * From migration 13 the outbox names a change and its record stays in its table while its row is
+ * there. A write that replaces or removes the row (a later change, a purge) first keeps the row
+ * as it was in the outbox row that names it, if one does (only an account with a hook can have
+ * one): every outbox row can always be read as its change left the record (eventsSql).
+ */
+function keptTriggers(kind: SyncKind): string {
+  const table = KIND_STORAGE[kind].table;
+  const keep = `UPDATE webhook_outbox SET record = ${recordJson(kind, 'OLD')}
+  WHERE account_id = OLD.account_id AND rev = OLD.rev AND record IS NULL;`;
+  return (['UPDATE', 'DELETE'] as const)
+    .map(
+      (event) => `
+CREATE TRIGGER ${table}_outbox_keep_${event.toLowerCase()} AFTER ${event} ON ${table}
+WHEN EXISTS (SELECT 1 FROM webhooks WHERE account_id = OLD.account_id)
+BEGIN
+  ${keep}
+END;`,
+    )
+    .join('\n');
+}
+
+/**
+ * The outbox and every kind's triggers as the latest migration writes them; a later kind's
+ * migration makes its triggers with this.
+ */
+export function namedOutboxTriggers(kind: SyncKind): string {
+  return `${wantedOutboxTriggers(kind, true)}\n${keptTriggers(kind)}`;
+}
+
+/**
+ * The account's outbox after `rev`, oldest first, each row with its record as a JSON object: the
+ * one the row keeps, else the row of that rev in the kind's table.
+ */
+export const EVENTS_SQL = `SELECT o.rev, o.kind, o.type, o.created, coalesce(o.record, CASE o.kind
+  ${SYNC_KINDS.map(
+    (kind) => `WHEN '${kind}' THEN (SELECT ${recordJson(kind, 'r')} FROM ${KIND_STORAGE[kind].table} r
+      WHERE r.account_id = o.account_id AND r.rev = o.rev)`,
+  ).join('\n  ')}
+  END) AS record
+  FROM webhook_outbox o WHERE o.account_id = ? AND o.rev > ? ORDER BY o.rev LIMIT ?`;
 
 /** Issue #24: webhooks, their outbox and their delivery logs. */
 export const WEBHOOKS_SCHEMA = `
@@ -135,4 +187,31 @@ ${outboxTrigger('task', 'UPDATE', true)}
 `;
 
 /** Issue #24: a hook for some events alone costs the other changes nothing. */
-export const WANTED_EVENTS = (['task', 'project', 'context'] as const).map(wantedOutboxTriggers).join('\n');
+export const WANTED_EVENTS = (['task', 'project', 'context'] as const)
+  .map((kind) => wantedOutboxTriggers(kind))
+  .join('\n');
+
+/**
+ * Issue #24: a change's commit writes a short outbox row naming it, not a copy of the record
+ * (keptTriggers); the table is made again for a record that may be absent, keyed by its key alone.
+ */
+export const NAMED_OUTBOX = `
+${SYNC_KINDS.map((kind) => {
+  const table = KIND_STORAGE[kind].table;
+  return `DROP TRIGGER ${table}_outbox_insert;\nDROP TRIGGER ${table}_outbox_update;`;
+}).join('\n')}
+CREATE TABLE webhook_outbox_named (
+  account_id INTEGER NOT NULL REFERENCES accounts (id),
+  rev        INTEGER NOT NULL,
+  kind       TEXT    NOT NULL,
+  type       TEXT    NOT NULL,
+  record     TEXT, -- JSON object of the row's columns; NULL while the row of this rev stands in its table
+  created    INTEGER NOT NULL,
+  PRIMARY KEY (account_id, rev)
+) WITHOUT ROWID, STRICT;
+INSERT INTO webhook_outbox_named (account_id, rev, kind, type, record, created)
+  SELECT account_id, rev, kind, type, record, created FROM webhook_outbox;
+DROP TABLE webhook_outbox;
+ALTER TABLE webhook_outbox_named RENAME TO webhook_outbox;
+${SYNC_KINDS.map((kind) => namedOutboxTriggers(kind)).join('\n')}
+`;

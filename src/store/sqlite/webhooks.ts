@@ -15,6 +15,7 @@ import { outboxKind, storedEvent } from '../kinds/webhook-events.js';
 import type { WebhookStore } from '../webhook-store.js';
 import type { SqliteDatabase } from './connection.js';
 import { SQLITE_KINDS } from './kind-statements.js';
+import { EVENTS_SQL } from './webhook-schema.js';
 
 interface HookRow {
   readonly id: string;
@@ -67,11 +68,8 @@ function prepareHookStatements(db: SqliteDatabase) {
     ),
     events: db.prepare<
       [number, number, number],
-      { rev: number; kind: string; type: string; record: string; created: number }
-    >(
-      `SELECT rev, kind, type, record, created FROM webhook_outbox
-       WHERE account_id = ? AND rev > ? ORDER BY rev LIMIT ?`,
-    ),
+      { rev: number; kind: string; type: string; record: string | null; created: number }
+    >(EVENTS_SQL),
     // A hook turned off meanwhile (by its owner) stays off; null `until` lets the lease go.
     progress: db.prepare<[Record<string, number | string | null>], HookRow>(
       `UPDATE webhooks SET delivered_rev = @rev, attempts = @attempts, next_attempt = @next,
@@ -220,6 +218,7 @@ export class SqliteWebhookStore implements WebhookStore {
         .events.all(accountId, afterRev, limit)
         .map((row) => {
           const kind = outboxKind(row.kind);
+          if (row.record === null) throw new Error(`the outbox row of rev ${row.rev} has no record to read`);
           const columns: Record<string, unknown> = JSON.parse(row.record);
           return {
             rev: row.rev,
