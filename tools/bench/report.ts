@@ -174,7 +174,8 @@ export function reportMarkdown(
     '',
     'Options: `--seconds N` (measured seconds per load, default 5), `--connections N` (default 32), ' +
       '`--regenerate` (make the SQLite store in .bench/ again). PostgreSQL is found at `BENCH_DATABASE_URL` ' +
-      '(default postgres://postgres@127.0.0.1:5432/postgres).',
+      '(default postgres://postgres@127.0.0.1:5432/postgres). With `BENCH_CPU_PROFILE_DIR` set, every ' +
+      '`serve` process writes a V8 CPU profile of each of its threads there when it stops (`node --cpu-prof`).',
     '',
   );
   return lines.join('\n');

@@ -62,7 +62,10 @@ export async function startTaskService(
   extraArgs: readonly string[] = [],
 ): Promise<Server> {
   const port = await freePort();
+  // Where the CPU of a load goes, thread by thread, for analysis.md (docs/benchmarks.md, "How").
+  const profileDir = process.env['BENCH_CPU_PROFILE_DIR'];
   const args = [
+    ...(profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]),
     TASK_SERVICE_BIN,
     'serve',
     '--http',

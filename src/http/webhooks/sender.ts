@@ -86,8 +86,9 @@ export class WebhookSender {
   /** Hooks woken again while busy: they look once more when done. */
   readonly #again = new Set<HookKey>();
   /**
-   * Accounts (or all, at a resync) whose hooks are being looked up, and whether they were woken
-   * again meanwhile: a burst of commits costs one lookup after the one under way, not one each.
+   * Accounts (or all, at a resync) whose hooks are being looked up (or were, a gathering ago), and
+   * whether they were woken again meanwhile: a burst of commits costs one lookup after the one
+   * under way, not one each.
    */
   readonly #looking = new Map<string, boolean>();
   readonly #timers = new Map<HookKey, NodeJS.Timeout>();
@@ -150,8 +151,10 @@ export class WebhookSender {
             this.#looking.set(slot, false);
             const refs = await this.hooks.pending(anyTime ? ANY_TIME : this.hooks.clock(), accountId);
             for (const ref of refs) this.#work(ref);
-            if (this.#looking.get(slot) !== true || this.#stopped) break;
+            // Wakes within a gathering after a lookup share the next one: under a stream of
+            // commits an account costs a lookup per gathering, not one per commit.
             await sleep(GATHER_MS);
+            if (this.#looking.get(slot) !== true || this.#stopped) break;
           }
         } finally {
           this.#looking.delete(slot);
@@ -192,7 +195,8 @@ export class WebhookSender {
   /**
    * Delivers the hook's queue in order while it holds the lease; stops at the first failure.
    * Where it stands is recorded once per batch, which also renews the lease, or lets it go when
-   * the queue is done (a commit meanwhile wakes the hook again: #again).
+   * the queue is done and no commit woke the hook during the batch (one after it wakes the hook
+   * again: #again).
    */
   async #deliverAll(ref: HookRef, cached: ContextCache): Promise<void> {
     const key = keyOf(ref);
@@ -235,21 +239,26 @@ export class WebhookSender {
           if (after.active && after.nextAttempt !== null) this.#retryAt(key, ref, after.nextAttempt - failed.at);
           return;
         }
-        // More may wait when the batch was full or cut short; else a commit meanwhile wakes it again.
-        const more = (!triedAll || events.length === BATCH) && !this.#stopped;
+        // More waits when the batch was full or cut short. A hook woken again while this batch was
+        // out (commits keep coming) keeps its lease for its next batch, a gathering later: under
+        // a stream of commits a batch costs the store two statements, not a lookup and a claim more.
+        const more = !triedAll || events.length === BATCH;
+        const woken = this.#again.delete(key);
+        const keep = (more || woken) && !this.#stopped;
         leaseUntil = this.hooks.clock() + LEASE_MICROS;
         const recorded = await this.hooks.progress(
           ref,
           this.#owner,
           afterSuccess(deliveredRev),
           sent,
-          more ? leaseUntil : null,
+          keep ? leaseUntil : null,
         );
         // Let go by that statement (or lost): nothing to release. A statement that failed may not have.
-        held = more && recorded !== undefined;
-        if (!more || recorded === undefined || !recorded.active) return;
+        held = keep && recorded !== undefined;
+        if (!keep || recorded === undefined || !recorded.active) return;
         if (recorded.url !== hook.url) target = undefined;
         hook = recorded;
+        if (!more) await sleep(GATHER_MS);
       }
     } finally {
       if (held) await this.hooks.release(ref, this.#owner).catch(() => undefined);
