@@ -52,12 +52,12 @@ function unchangedBut(kind: SyncKind, moving: readonly string[]): string {
  */
 export function outboxTrigger(kind: SyncKind, latest = false): string {
   const table = KIND_STORAGE[kind].table;
-  if (latest) return `${namedOutboxFunction(kind, 'CREATE')}\n${namedOutboxTrigger(kind)}`;
+  if (latest) return `${wantedOutboxFunction(kind, 'CREATE', true)}\n${namedOutboxTrigger(kind)}`;
   return `${outboxFunction(kind, 'CREATE', false, false)}
 CREATE TRIGGER ${table}_outbox AFTER INSERT OR UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_outbox();`;
 }
 
-/** From migration 16 the trigger also runs when a row is removed (a purge), to keep it (namedOutboxFunction). */
+/** From migration 16 the trigger also runs when a row is removed (a purge), to keep it (wantedOutboxFunction, `named`). */
 function namedOutboxTrigger(kind: SyncKind): string {
   const table = KIND_STORAGE[kind].table;
   return `CREATE TRIGGER ${table}_outbox AFTER INSERT OR UPDATE OR DELETE ON ${table}
@@ -94,45 +94,17 @@ const outboxNotice = `\n    PERFORM pg_notify('${CHANGE_CHANNEL}', NEW.account_i
  * Migration 15's function: as migration 14's, keeping only a change that an active hook of the
  * account wants: a hook for reminders or projects alone costs a task's write nothing. Every hook
  * still reads what is kept and goes past what it does not want.
+ *
+ * `named`, migration 16's: the outbox row names the change and leaves its record in its table
+ * while its row is there, instead of a copy of the row in each commit. A write that replaces or
+ * removes the row (a later change, a purge) first keeps the row as it was in the outbox row that
+ * names it, if one does (only an account with a hook can have one): every outbox row can always be
+ * read as its change left the record (EVENTS_SQL).
  */
-function wantedOutboxFunction(kind: SyncKind, create: 'CREATE' | 'CREATE OR REPLACE'): string {
+function wantedOutboxFunction(kind: SyncKind, create: 'CREATE' | 'CREATE OR REPLACE', named = false): string {
   const table = KIND_STORAGE[kind].table;
-  return `
-${create} FUNCTION ${table}_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  change_type text;
-BEGIN
-  -- Most accounts have no hook: they pay this one look and no more.
-  IF NOT EXISTS (SELECT 1 FROM webhooks WHERE account_id = NEW.account_id AND active) THEN
-    RETURN NULL;
-  END IF;
-  change_type := ${eventType(kind, kind === 'task')};
-  IF EXISTS (SELECT 1 FROM webhooks WHERE account_id = NEW.account_id AND active
-      AND ('*' = ANY (events) OR change_type = ANY (events))) THEN
-    INSERT INTO webhook_outbox (account_id, rev, kind, type, record, created)
-    VALUES (NEW.account_id, NEW.rev, '${kind}', change_type, ${recordJson(kind)}, NEW.updated)
-    ON CONFLICT (account_id, rev) DO NOTHING;${outboxNotice}
-  END IF;
-  RETURN NULL;
-END $$;`;
-}
-
-/**
- * Migration 16's function: as migration 15's, but the outbox row names the change and leaves its
- * record in its table while its row is there, instead of a copy of the row in each commit. A
- * write that replaces or removes the row (a later change, a purge) first keeps the row as it was
- * in the outbox row that names it, if one does (only an account with a hook can have one): every
- * outbox row can always be read as its change left the record (EVENTS_SQL).
- */
-function namedOutboxFunction(kind: SyncKind, create: 'CREATE' | 'CREATE OR REPLACE'): string {
-  const table = KIND_STORAGE[kind].table;
-  return `
-${create} FUNCTION ${table}_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  change_type text;
-BEGIN
-  -- Most accounts have no hook: they pay this one look and no more.
-  IF NOT EXISTS (SELECT 1 FROM webhooks WHERE account_id = coalesce(NEW.account_id, OLD.account_id)) THEN
+  const start = named
+    ? `IF NOT EXISTS (SELECT 1 FROM webhooks WHERE account_id = coalesce(NEW.account_id, OLD.account_id)) THEN
     RETURN NULL;
   END IF;
   IF TG_OP <> 'INSERT' THEN
@@ -141,12 +113,22 @@ BEGIN
     IF TG_OP = 'DELETE' THEN
       RETURN NULL;
     END IF;
-  END IF;
+  END IF;`
+    : `IF NOT EXISTS (SELECT 1 FROM webhooks WHERE account_id = NEW.account_id AND active) THEN
+    RETURN NULL;
+  END IF;`;
+  return `
+${create} FUNCTION ${table}_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  change_type text;
+BEGIN
+  -- Most accounts have no hook: they pay this one look and no more.
+  ${start}
   change_type := ${eventType(kind, kind === 'task')};
   IF EXISTS (SELECT 1 FROM webhooks WHERE account_id = NEW.account_id AND active
       AND ('*' = ANY (events) OR change_type = ANY (events))) THEN
     INSERT INTO webhook_outbox (account_id, rev, kind, type, record, created)
-    VALUES (NEW.account_id, NEW.rev, '${kind}', change_type, NULL, NEW.updated)
+    VALUES (NEW.account_id, NEW.rev, '${kind}', change_type, ${named ? 'NULL' : recordJson(kind)}, NEW.updated)
     ON CONFLICT (account_id, rev) DO NOTHING;${outboxNotice}
   END IF;
   RETURN NULL;
@@ -217,7 +199,7 @@ export const NAMED_OUTBOX = `
 ALTER TABLE webhook_outbox ALTER COLUMN record DROP NOT NULL;
 ${SYNC_KINDS.map((kind) => {
   const table = KIND_STORAGE[kind].table;
-  return `${namedOutboxFunction(kind, 'CREATE OR REPLACE')}
+  return `${wantedOutboxFunction(kind, 'CREATE OR REPLACE', true)}
 DROP TRIGGER ${table}_outbox ON ${table};
 ${namedOutboxTrigger(kind)}`;
 }).join('\n')}
