@@ -259,6 +259,7 @@ export class WebhookSender {
         if (recorded.url !== hook.url) target = undefined;
         hook = recorded;
         if (!more) await sleep(GATHER_MS);
+        if (this.#stopped) return;
       }
     } finally {
       if (held) await this.hooks.release(ref, this.#owner).catch(() => undefined);
