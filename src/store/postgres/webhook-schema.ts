@@ -1,5 +1,6 @@
 import { SYNC_KINDS, type SyncKind } from '../../domain/sync.js';
 import { KIND_STORAGE } from '../kinds/records.js';
+import { outboxEventsSql } from '../kinds/webhook-events.js';
 import { CHANGE_CHANNEL, OUTBOX_NOTE } from './change-listener.js';
 
 /**
@@ -99,7 +100,7 @@ const outboxNotice = `\n    PERFORM pg_notify('${CHANGE_CHANNEL}', NEW.account_i
  * while its row is there, instead of a copy of the row in each commit. A write that replaces or
  * removes the row (a later change, a purge) first keeps the row as it was in the outbox row that
  * names it, if one does (only an account with a hook can have one): every outbox row can always be
- * read as its change left the record (EVENTS_SQL).
+ * read as its change left the record (outboxEventsSql).
  */
 function wantedOutboxFunction(kind: SyncKind, create: 'CREATE' | 'CREATE OR REPLACE', named = false): string {
   const table = KIND_STORAGE[kind].table;
@@ -205,14 +206,5 @@ ${namedOutboxTrigger(kind)}`;
 }).join('\n')}
 `;
 
-/**
- * The account's outbox after a rev ($2), oldest first, at most $3 rows, each with its record as
- * a JSON object: the one the row keeps, else the row of that rev in the kind's table.
- */
-export const EVENTS_SQL = `SELECT o.rev, o.kind, o.type, o.created, coalesce(o.record, CASE o.kind
-  ${SYNC_KINDS.map(
-    (kind) => `WHEN '${kind}' THEN (SELECT ${recordJson(kind, 'r')} FROM ${KIND_STORAGE[kind].table} r
-      WHERE r.account_id = o.account_id AND r.rev = o.rev)`,
-  ).join('\n  ')}
-  END) AS record
-  FROM webhook_outbox o WHERE o.account_id = $1 AND o.rev > $2 ORDER BY o.rev LIMIT $3`;
+/** The account's outbox after a rev (outboxEventsSql). */
+export const EVENTS_SQL = outboxEventsSql(recordJson, '$1', '$2', '$3');

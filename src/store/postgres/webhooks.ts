@@ -10,7 +10,7 @@ import {
   type StoredWebhook,
   type WebhookPatch,
 } from '../../domain/webhook.js';
-import { outboxKind, storedEvent } from '../kinds/webhook-events.js';
+import { outboxKind, outboxRecord, storedEvent } from '../kinds/webhook-events.js';
 import type { WebhookStore } from '../webhook-store.js';
 import { guarded } from './errors.js';
 import { KIND_TABLES } from './tables.js';
@@ -160,12 +160,11 @@ export class PostgresWebhookStore implements WebhookStore {
       }>(EVENTS_SQL, [accountId, afterRev, limit]);
       return result.rows.map((row) => {
         const kind = outboxKind(row.kind);
-        if (row.record === null) throw new Error(`the outbox row of rev ${row.rev} has no record to read`);
         return {
           rev: numberFromBigint(row.rev),
           type: storedEvent(row.type),
           kind,
-          record: KIND_TABLES[kind].codec.fromObject(row.record),
+          record: KIND_TABLES[kind].codec.fromObject(outboxRecord(row.record, row.rev)),
           created: numberFromBigint(row.created),
         };
       });

@@ -1,11 +1,12 @@
 import { SYNC_KINDS, type SyncKind } from '../../domain/sync.js';
 import { KIND_STORAGE } from '../kinds/records.js';
+import { outboxEventsSql } from '../kinds/webhook-events.js';
 
 /**
  * The row of a change as the outbox keeps it: every column by name, as SQLite stores it; `row`
  * names it (NEW or OLD in a trigger, a table's alias in a read).
  */
-export function recordJson(kind: SyncKind, row = 'NEW'): string {
+function recordJson(kind: SyncKind, row = 'NEW'): string {
   const names = Object.keys(KIND_STORAGE[kind].columns);
   return `json_object(${names.map((name) => `'${name}', ${row}.${name}`).join(', ')})`;
 }
@@ -96,7 +97,7 @@ ${outboxTrigger(kind, event, kind === 'task' && event === 'UPDATE', true, named)
  * From migration 13 the outbox names a change and its record stays in its table while its row is
  * there. A write that replaces or removes the row (a later change, a purge) first keeps the row
  * as it was in the outbox row that names it, if one does (only an account with a hook can have
- * one): every outbox row can always be read as its change left the record (eventsSql).
+ * one): every outbox row can always be read as its change left the record (outboxEventsSql).
  */
 function keptTriggers(kind: SyncKind): string {
   const table = KIND_STORAGE[kind].table;
@@ -122,17 +123,8 @@ export function namedOutboxTriggers(kind: SyncKind): string {
   return `${wantedOutboxTriggers(kind, true)}\n${keptTriggers(kind)}`;
 }
 
-/**
- * The account's outbox after `rev`, oldest first, each row with its record as a JSON object: the
- * one the row keeps, else the row of that rev in the kind's table.
- */
-export const EVENTS_SQL = `SELECT o.rev, o.kind, o.type, o.created, coalesce(o.record, CASE o.kind
-  ${SYNC_KINDS.map(
-    (kind) => `WHEN '${kind}' THEN (SELECT ${recordJson(kind, 'r')} FROM ${KIND_STORAGE[kind].table} r
-      WHERE r.account_id = o.account_id AND r.rev = o.rev)`,
-  ).join('\n  ')}
-  END) AS record
-  FROM webhook_outbox o WHERE o.account_id = ? AND o.rev > ? ORDER BY o.rev LIMIT ?`;
+/** The account's outbox after a rev (outboxEventsSql). */
+export const EVENTS_SQL = outboxEventsSql(recordJson, '?', '?', '?');
 
 /** Issue #24: webhooks, their outbox and their delivery logs. */
 export const WEBHOOKS_SCHEMA = `

@@ -11,7 +11,7 @@ import {
   type WebhookPatch,
 } from '../../domain/webhook.js';
 import { expectStrings } from '../kinds/checks.js';
-import { outboxKind, storedEvent } from '../kinds/webhook-events.js';
+import { outboxKind, outboxRecord, storedEvent } from '../kinds/webhook-events.js';
 import type { WebhookStore } from '../webhook-store.js';
 import type { SqliteDatabase } from './connection.js';
 import { SQLITE_KINDS } from './kind-statements.js';
@@ -218,8 +218,7 @@ export class SqliteWebhookStore implements WebhookStore {
         .events.all(accountId, afterRev, limit)
         .map((row) => {
           const kind = outboxKind(row.kind);
-          if (row.record === null) throw new Error(`the outbox row of rev ${row.rev} has no record to read`);
-          const columns: Record<string, unknown> = JSON.parse(row.record);
+          const columns: Record<string, unknown> = JSON.parse(outboxRecord(row.record, row.rev));
           return {
             rev: row.rev,
             type: storedEvent(row.type),
