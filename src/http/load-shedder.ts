@@ -13,7 +13,8 @@ export interface LoadLimits {
   readonly maxTurnMs?: number;
 }
 
-const WINDOW_MS = 250;
+/** The event loop's delay is judged over windows this long: one that blocked it is forgotten a window later. */
+export const WINDOW_MS = 250;
 
 /**
  * Refuses work early (E503 with Retry-After) when the process is saturated, so that clients get a

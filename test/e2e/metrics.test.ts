@@ -124,7 +124,12 @@ describe('GET /metrics on its own port, /livez and /readyz', { timeout: E2E_TEST
     const text = await scrape(metricsPort);
     expect(sample(text, 'task_service_sign_in_failures_total', { outcome: 'wrong' })).toBe(5);
     expect(sample(text, 'task_service_sign_in_failures_total', { outcome: 'throttled' })).toBe(1);
-    const slowed = parseLogLines(server.stdout()).filter((line) => line.msg?.startsWith('sign-in refused unchecked'));
+    // The line is written before the answer, but reaches this process over the child's stdout pipe
+    // in its own time: CI read it once before it had come.
+    const slowedLines = () =>
+      parseLogLines(server.stdout()).filter((line) => line.msg?.startsWith('sign-in refused unchecked'));
+    await waitFor(() => slowedLines().length > 0);
+    const slowed = slowedLines();
     expect(slowed).toEqual([expect.objectContaining({ username: 'owner', address: '127.0.0.1' })]);
     expect(server.stdout()).not.toContain('guess-number');
   });

@@ -136,7 +136,10 @@ describe('secrets', () => {
       } finally {
         await client.end();
       }
+      // Stopped first, as above: the log is written asynchronously, and its last lines count too.
+      expect((await server.stop()).code).toBe(0);
       const log = server.stdout() + server.stderr();
+      expect(log).toContain('"msg":"response"');
       for (const token of [write, read]) expect(log.includes(token), 'a token in the log').toBe(false);
       reportFigures('secrets (postgres)', { tokens: 2, rowsScanned });
     },

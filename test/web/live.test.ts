@@ -17,6 +17,8 @@ import {
 
 /** A generous bound on the machine's load; which request brought a change is checked apart. */
 const SHOWS_WITHIN_MS = 10_000;
+/** The app's round while it polls (web/src/live.ts POLL_MS). */
+const POLL_MS = 2000;
 
 /** Whether a request to the service is a waiting list call. */
 function isWait(url: string): boolean {
@@ -203,7 +205,12 @@ describe('live: the app waits for changes (API.md 4.6)', { timeout: E2E_TEST_TIM
       });
       await postTask(fixture, token, { title: 'Made behind a proxy' });
       await page.getByRole('checkbox', { name: 'Complete Made behind a proxy' }).waitFor({ timeout: SHOWS_WITHIN_MS });
-      expect(proxy.waits.length).toBe(3);
+      // No more waits once it polls. A round refused meanwhile (E503 on a busy machine) is not a
+      // reached one, so it may have taken a fourth cut wait to get there.
+      const cut = proxy.waits.length;
+      expect(cut).toBeGreaterThanOrEqual(3);
+      await new Promise((resolve) => setTimeout(resolve, 3 * POLL_MS));
+      expect(proxy.waits.length).toBe(cut);
       expect(lists.length).toBeGreaterThan(0);
       expect(lists.some(isWait)).toBe(false);
       // Nothing says "offline": the server is reached, only its waits are cut.
