@@ -262,6 +262,27 @@ describe('signing in to the web app, its settings, and signing out', { timeout: 
     await context.close();
   });
 
+  // Each list was asked for once, when Settings opened: one the server could not be reached for
+  // then (offline, or E503 while it was busy) stayed "not shown" until a reload.
+  it('shows the Settings lists it could not reach offline once back online, without a reload', async () => {
+    const username = await newPerson();
+    const { page, context, problems } = await signedIn(username);
+    await context.setOffline(true);
+    await page.getByRole('link', { name: 'Settings' }).click();
+    for (const list of ['Tokens', 'Apps', 'Webhooks']) {
+      await page.getByText(`${list} not shown: the server cannot be reached.`).waitFor();
+    }
+    // Said once: no "Loading …" beside the failure, as if the list were on its way.
+    expect(await page.getByText('Loading', { exact: false }).count()).toBe(0);
+    await context.setOffline(false);
+    await page.getByRole('region', { name: 'Tokens' }).getByText('No tokens yet.').waitFor();
+    await page.getByText('No apps are connected to your account.').waitFor();
+    await page.getByRole('region', { name: 'Webhooks' }).getByText('No webhooks yet.', { exact: false }).waitFor();
+    expect(await page.getByText('not shown', { exact: false }).count()).toBe(0);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it("signs out: the browser's copy is gone, the token no longer works, and the sign-in page shows", async () => {
     const username = await newPerson();
     const { page, context, problems } = await signedIn(username);

@@ -134,4 +134,30 @@ describe('webhooks in Settings (API.md 4.7)', { timeout: 2 * E2E_TEST_TIMEOUT_MS
       await context.close();
     });
   }
+
+  // The list was asked for once: refused by a busy server (the load shedder's E503), it stayed
+  // "not shown" until a reload, though the server answered again a moment later.
+  it('asks again for the list a busy server refused (E503), and shows it', async () => {
+    const token = await newUser(fixture);
+    const { page, context, problems } = await openApp(fixture, token);
+    let refused = 0;
+    await page.route('**/v1/webhooks', async (route) => {
+      if (refused > 0) return route.continue();
+      refused += 1;
+      // As the service's load shedder answers (API.md's error body, E503).
+      return route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        body: JSON.stringify({ retcode: 'E503', retmsg: 'server resources are unavailable' }),
+      });
+    });
+    await page.evaluate(`location.hash = '#/settings'`);
+    const section = page.getByRole('region', { name: 'Webhooks' });
+    await section.getByText('Webhooks not shown: the server cannot be reached.').waitFor();
+    await section.getByText('No webhooks yet.', { exact: false }).waitFor();
+    expect(await section.getByText('not shown', { exact: false }).count()).toBe(0);
+    expect(refused).toBe(1);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
 });

@@ -1,9 +1,9 @@
 import { useSignal } from '@preact/signals';
-import { useEffect } from 'preact/hooks';
 import type { ConnectedApp } from '../../../src/client/index.js';
 import { account } from '../session.ts';
 import { zone } from '../state.ts';
 import { failureMessage } from './account-status.ts';
+import { useShownList } from './shown-list.ts';
 import { whenText } from './when.ts';
 
 /**
@@ -11,17 +11,16 @@ import { whenText } from './when.ts';
  * working at once, and it must ask again.
  */
 export function AppsSection() {
-  const apps = useSignal<readonly ConnectedApp[] | null>(null);
   const status = useSignal<string | null>(null);
-
-  const load = async (): Promise<void> => {
-    try {
-      apps.value = await account.apps();
-    } catch (error) {
-      status.value = failureMessage('Apps not shown', error);
-    }
-  };
-  useEffect(() => void load(), []);
+  const {
+    list: apps,
+    failed,
+    reload: load,
+  } = useShownList<readonly ConnectedApp[]>(
+    () => account.apps(),
+    (error) => failureMessage('Apps not shown', error),
+    status,
+  );
 
   const revoke = async (app: ConnectedApp): Promise<void> => {
     try {
@@ -38,7 +37,7 @@ export function AppsSection() {
     <section class="settings-section" aria-labelledby="apps-heading">
       <h2 id="apps-heading">Connected apps</h2>
       {apps.value === null ? (
-        <p class="status">Loading apps…</p>
+        !failed.value && <p class="status">Loading apps…</p>
       ) : apps.value.length === 0 ? (
         <p class="status">No apps are connected to your account.</p>
       ) : (

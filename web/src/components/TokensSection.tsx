@@ -1,9 +1,9 @@
 import { useSignal } from '@preact/signals';
-import { useEffect } from 'preact/hooks';
 import type { PersonalToken } from '../../../src/client/index.js';
 import { account } from '../session.ts';
 import { zone } from '../state.ts';
 import { failureMessage } from './account-status.ts';
+import { useShownList } from './shown-list.ts';
 import { whenText } from './when.ts';
 
 const SCOPE_NAMES: Readonly<Record<PersonalToken['scope'], string>> = { write: 'read and write', read: 'read only' };
@@ -34,18 +34,17 @@ function TokenItem({ token, onRevoke }: { readonly token: PersonalToken; readonl
  * Revoke; New token makes one and shows it once. Tokens apps hold are under Connected apps.
  */
 export function TokensSection() {
-  const tokens = useSignal<readonly PersonalToken[] | null>(null);
   const made = useSignal<{ readonly id: string; readonly name: string; readonly token: string } | null>(null);
   const status = useSignal<string | null>(null);
-
-  const load = async (): Promise<void> => {
-    try {
-      tokens.value = await account.tokens();
-    } catch (error) {
-      status.value = failureMessage('Tokens not shown', error);
-    }
-  };
-  useEffect(() => void load(), []);
+  const {
+    list: tokens,
+    failed,
+    reload: load,
+  } = useShownList<readonly PersonalToken[]>(
+    () => account.tokens(),
+    (error) => failureMessage('Tokens not shown', error),
+    status,
+  );
 
   const create = async (form: HTMLFormElement): Promise<void> => {
     const fields = new FormData(form);
@@ -81,7 +80,7 @@ export function TokensSection() {
       <h2 id="tokens-heading">Tokens</h2>
       <p class="hint">A token lets a program (a script, the terminal client, curl) use your account through the API.</p>
       {tokens.value === null ? (
-        <p class="status">Loading tokens…</p>
+        !failed.value && <p class="status">Loading tokens…</p>
       ) : tokens.value.length === 0 ? (
         <p class="status">No tokens yet. Name one below and choose its access to make it.</p>
       ) : (

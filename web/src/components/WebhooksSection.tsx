@@ -1,5 +1,4 @@
 import { useSignal } from '@preact/signals';
-import { useEffect } from 'preact/hooks';
 import { TaskServiceError, UnavailableError } from '../api.ts';
 import { zone } from '../state.ts';
 import {
@@ -13,6 +12,7 @@ import {
   type Webhook,
 } from '../webhooks.ts';
 import { ConfirmDialog } from './ConfirmDialog.tsx';
+import { useShownList } from './shown-list.ts';
 import { whenText } from './when.ts';
 
 /** The server's own words when it refused (E003/E004 say which field and why), as text. */
@@ -43,14 +43,12 @@ function resultText(attempt: DeliveryTry): string {
 
 /** A hook's last 50 tries, newest first, read when shown. */
 function DeliveryLog({ hook, id }: { readonly hook: Webhook; readonly id: string }) {
-  const tries = useSignal<readonly DeliveryTry[] | null>(null);
   const status = useSignal<string | null>(null);
-  useEffect(() => {
-    deliveriesOf(hook.id).then(
-      (read) => (tries.value = read),
-      (error: unknown) => (status.value = failure('Deliveries not shown', error)),
-    );
-  }, [hook.id]);
+  const { list: tries } = useShownList<readonly DeliveryTry[]>(
+    () => deliveriesOf(hook.id),
+    (error) => failure('Deliveries not shown', error),
+    status,
+  );
   const where = zone.value;
   return (
     <div id={id} class="deliveries">
@@ -147,19 +145,14 @@ function chooseEvents(choices: HTMLFieldSetElement, ticked: EventTarget | null):
  * once), turn it off or on, delete it (after a question), and see its last deliveries.
  */
 export function WebhooksSection() {
-  const hooks = useSignal<readonly Webhook[] | null>(null);
   const made = useSignal<Webhook | null>(null);
   const deleting = useSignal<Webhook | null>(null);
   const status = useSignal<string | null>(null);
-
-  const load = async (): Promise<void> => {
-    try {
-      hooks.value = await listWebhooks();
-    } catch (error) {
-      status.value = failure('Webhooks not shown', error);
-    }
-  };
-  useEffect(() => void load(), []);
+  const {
+    list: hooks,
+    failed,
+    reload: load,
+  } = useShownList<readonly Webhook[]>(listWebhooks, (error) => failure('Webhooks not shown', error), status);
 
   const add = async (form: HTMLFormElement): Promise<void> => {
     const fields = new FormData(form);
@@ -204,7 +197,7 @@ export function WebhooksSection() {
         documentation).
       </p>
       {hooks.value === null ? (
-        <p class="status">Loading webhooks…</p>
+        !failed.value && <p class="status">Loading webhooks…</p>
       ) : hooks.value.length === 0 ? (
         <p class="status">
           No webhooks yet. To add one, give below the URL that should receive the changes and choose the events.
