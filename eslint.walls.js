@@ -163,6 +163,13 @@ export const LAYERS = [
     why: 'main.ts wires config → store (through store/open.ts) → services → app',
   },
   {
+    name: 'delivery thread main',
+    files: ['src/delivery-main.ts'],
+    may: ['src/config/store-location.ts', 'src/domain/**', 'src/http/webhooks/**', 'src/store/open.ts', ...STORE_PORTS],
+    packages: [NODE],
+    why: "delivery-main.ts wires the webhook sender's delivery thread: its reader of the outbox (through store/open.ts) → its deliveries",
+  },
+  {
     name: 'web',
     files: ['web/src/**'],
     may: ['web/src/**', 'src/client/**'],

@@ -10,7 +10,7 @@ import { DEFAULT_STORAGE_QUOTA } from './domain/storage-quota.js';
 import { addressesServed, loadTls } from './http/tls-files.js';
 import { describeListenFailure, describeStoreFailure, explained } from './config/startup-failure.js';
 import { requireWritableDataFolder } from './store/data-folder.js';
-import { openMigrated } from './store/open.js';
+import { openMigrated, outboxReadableAside } from './store/open.js';
 import { loadWebApp } from './http/web-app.js';
 import { ServiceMetrics } from './http/metrics/metrics.js';
 import { listenForMetrics } from './http/metrics/server.js';
@@ -85,8 +85,14 @@ export async function serve(config: ServeConfig): Promise<void> {
     caldav: config.caldav,
     webhookAllowPrivate: config.webhookAllowPrivate,
   });
+  const readsOutbox = outboxReadableAside(config.store);
   const sender = new WebhookSender(services.webhooks.sending, {
     allowPrivate: config.webhookAllowPrivate,
+    deliveryWorker: {
+      file: new URL('./delivery-main.js', import.meta.url),
+      data: readsOutbox ? config.store : null,
+      readsOutbox,
+    },
     observe: (outcome, lagSeconds) => {
       metrics?.webhookDeliveries.inc({ outcome });
       if (lagSeconds !== null) metrics?.webhookLag.observe(lagSeconds);

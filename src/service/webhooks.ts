@@ -11,7 +11,7 @@ import {
 } from '../domain/webhook.js';
 import type { ChangeListener } from '../store/change-feed.js';
 import type { Store } from '../store/store.js';
-import type { WebhookStore } from '../store/webhook-store.js';
+import type { OutboxReader, WebhookStore } from '../store/webhook-store.js';
 import { newRecordId } from './ids.js';
 
 /** What the deliveries of an account are written with. */
@@ -20,6 +20,9 @@ export interface DeliveryContext {
   readonly epoch: string;
   readonly purgedRev: number;
 }
+
+/** The outbox as the delivery thread reads it, over a connection of its own (OutboxReader). */
+export type ReadOutbox = OutboxReader['events'];
 
 /** What the owner sends to make a hook, checked at the edge. */
 export interface WebhookInput {

@@ -4,6 +4,7 @@ import type { StoreLocation } from '../config/store-location.js';
 import { prepareDataFolder, SQLITE_FILE_NAME } from './data-folder.js';
 import type { StoreBackups } from './backups.js';
 import type { Store } from './store.js';
+import type { OutboxReader } from './webhook-store.js';
 
 export { SQLITE_FILE_NAME } from './data-folder.js';
 
@@ -49,6 +50,23 @@ export async function openBackups(location: StoreLocation): Promise<StoreBackups
   if (location.engine === 'postgres') return null;
   const { sqliteBackups } = await import('./sqlite/backups.js');
   return sqliteBackups(path.join(location.dataDir, SQLITE_FILE_NAME));
+}
+
+/**
+ * Whether the webhooks' outbox can be read beside the store, on another thread over a connection of
+ * its own (openOutboxReader): on SQLite, whose readers never wait for its writer and whose request
+ * thread is the limit of its writes. On PostgreSQL the sender reads it through the store: there the
+ * database is the limit, and a reader of its own changed nothing but the connection count (bench W).
+ */
+export function outboxReadableAside(location: StoreLocation): boolean {
+  return location.engine === 'sqlite';
+}
+
+/** A reader of the outbox of the store at `location`, which outboxReadableAside says it has. */
+export async function openOutboxReader(location: StoreLocation): Promise<OutboxReader> {
+  if (location.engine === 'postgres') throw new Error('the outbox of PostgreSQL is read through its store');
+  const { openSqliteOutboxReader } = await import('./sqlite/outbox-reader.js');
+  return openSqliteOutboxReader(path.join(location.dataDir, SQLITE_FILE_NAME));
 }
 
 /** Opens the store and applies its pending migrations; a store that fails to migrate is closed again. */

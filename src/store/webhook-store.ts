@@ -50,3 +50,13 @@ export interface WebhookStore {
   /** The hook's last 50 tries, newest first. */
   deliveries(hook: HookRef): Promise<readonly DeliveryAttempt[]>;
 }
+
+/**
+ * The outbox read on a thread of its own (the webhook sender's delivery thread), over a connection
+ * of its own: `events` as WebhookStore's, answered at once. Only where reads never wait for the
+ * writer (SQLite in WAL mode): store/open.ts says where.
+ */
+export interface OutboxReader {
+  events(accountId: number, afterRev: number, limit: number): readonly OutboxEvent[];
+  close(): void;
+}

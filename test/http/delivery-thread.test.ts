@@ -7,8 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeliveryRun } from '../../src/http/webhooks/delivery-protocol.js';
-import { DeliveryThread } from '../../src/http/webhooks/delivery-thread.js';
+import { DeliveryThread, type RunRequest } from '../../src/http/webhooks/delivery-thread.js';
 
 /** A worker that throws for a run of the hook 'crash' and answers any other run with one try. */
 const WORKER = `import { parentPort } from 'node:worker_threads';
@@ -16,16 +15,15 @@ parentPort.on('message', (message) => {
   if (message.type !== 'run') return;
   if (message.run.hookKey === 'crash') throw new Error('the worker broke');
   const tried = [{ at: 1, answeredAt: 2, status: 204, error: null, durationMs: 0 }];
-  parentPort.postMessage({ runId: message.run.runId, tried });
+  parentPort.postMessage({ runId: message.run.runId, result: { tried } });
 });
 `;
 
-function runOf(hookKey: string): Omit<DeliveryRun, 'runId'> {
+function runOf(hookKey: string): RunRequest {
   return {
     hookKey,
     url: 'http://127.0.0.1:9/',
     address: '127.0.0.1',
-    family: 4,
     secret: 'whsec_test',
     clockLeadMicros: 0,
     startBeforeMs: Date.now() + 60_000,
@@ -49,7 +47,7 @@ describe('the delivery thread', () => {
   });
 
   it("fails the dead worker's runs, not those its successor took between the error and the exit", async () => {
-    const thread = new DeliveryThread(workerFile);
+    const thread = new DeliveryThread({ file: workerFile, data: null, readsOutbox: false });
     try {
       // The run handed on as soon as the first one failed: the dead worker has not exited yet.
       const next = await thread.run(runOf('crash')).then(
@@ -57,7 +55,7 @@ describe('the delivery thread', () => {
         (error: unknown) => ({ error, answer: thread.run(runOf('fine')) }),
       );
       expect(next?.error).toBeInstanceOf(Error);
-      const tried = await next?.answer;
+      const tried = (await next?.answer)?.tried;
       expect(tried?.map((attempt) => attempt.status)).toEqual([204]);
     } finally {
       await thread.close();

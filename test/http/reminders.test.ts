@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { MICROS_PER_SECOND, nowMicros, type Micros } from '../../src/domain/time.js';
 import { WebhookSender } from '../../src/http/webhooks/sender.js';
 import { ReminderFirer } from '../../src/service/reminder-firer.js';
-import { BUILT_DELIVERY_WORKER } from '../support/built.js';
+import { builtDeliveryWorker } from '../support/built.js';
 import { ENGINES, startHarness, type Harness } from '../support/harness.js';
 import { Client, ok } from './support/api.js';
 
@@ -64,7 +64,7 @@ describe.each(ENGINES)('reminders firing on %s', (engine) => {
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
     sender = new WebhookSender(harness.services.webhooks.sending, {
       allowPrivate: true,
-      deliveryWorker: BUILT_DELIVERY_WORKER,
+      deliveryWorker: builtDeliveryWorker(harness.location),
     });
     sender.start();
     firer = new ReminderFirer(harness.services.reminders, { everyMs: 1000, observe: (micros) => late.push(micros) });

@@ -4,18 +4,18 @@
  * refused after DNS unless allowed. A hook's deliveries share one kept connection, and one the
  * receiver dropped is replaced at once.
  */
-import { Agent, createServer, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ReceiverConnections } from '../../src/http/webhooks/connections.js';
-import { post, ANSWER_READ_BYTES } from '../../src/http/webhooks/post.js';
-import { checkTarget, isPrivateAddress, RefusedTarget } from '../../src/http/webhooks/targets.js';
+import { ANSWER_READ_BYTES, ReceiverConnection } from '../../src/http/webhooks/receiver-connection.js';
+import { checkTarget, isPrivateAddress, RefusedTarget, type CheckedTarget } from '../../src/http/webhooks/targets.js';
 
 const servers: Server[] = [];
-const agents: Agent[] = [];
+const opened: ReceiverConnection[] = [];
 const connections = new ReceiverConnections();
 afterEach(async () => {
-  for (const agent of agents.splice(0)) agent.destroy();
+  for (const connection of opened.splice(0)) connection.close();
   connections.closeAll();
   for (const server of servers.splice(0)) {
     server.closeAllConnections();
@@ -23,10 +23,10 @@ afterEach(async () => {
   }
 });
 
-function freshAgent(): Agent {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  agents.push(agent);
-  return agent;
+function connectionTo(target: CheckedTarget): ReceiverConnection {
+  const connection = new ReceiverConnection(target);
+  opened.push(connection);
+  return connection;
 }
 
 async function serve(handler: Parameters<typeof createServer>[1]): Promise<string> {
@@ -48,7 +48,7 @@ describe('sending to a receiver', () => {
       };
       more();
     });
-    const outcome = await post(await checkTarget(url, true), {}, '{}', freshAgent());
+    const outcome = await connectionTo(await checkTarget(url, true)).post({}, '{}');
     expect(outcome).toEqual({ status: 200, error: null });
     expect(written).toBeLessThan(64 * 1024 * 1024);
     expect(ANSWER_READ_BYTES).toBe(64 * 1024);
@@ -64,13 +64,13 @@ describe('sending to a receiver', () => {
       response.writeHead(307, { location: elsewhere });
       response.end();
     });
-    expect(await post(await checkTarget(url, true), {}, '{}', freshAgent())).toEqual({ status: 307, error: null });
+    expect(await connectionTo(await checkTarget(url, true)).post({}, '{}')).toEqual({ status: 307, error: null });
     expect(followed).toBe(false);
   });
 
   it('cuts a receiver that never answers at 10 s', { timeout: 20_000 }, async () => {
     const url = await serve(() => undefined);
-    expect(await post(await checkTarget(url, true), {}, '{}', freshAgent())).toEqual({
+    expect(await connectionTo(await checkTarget(url, true)).post({}, '{}')).toEqual({
       status: null,
       error: 'no answer within 10 s',
     });
@@ -87,14 +87,14 @@ describe('connections to a receiver', () => {
     });
     const target = await checkTarget(url, true);
     for (let index = 0; index < 5; index += 1) {
-      expect(await post(target, {}, '{}', connections.agentFor('1/a', target))).toEqual({ status: 204, error: null });
+      expect(await connections.connectionFor('1/a', target).post({}, '{}')).toEqual({ status: 204, error: null });
     }
     expect(sockets.size).toBe(1);
     // Another hook gets its own connection.
-    await post(target, {}, '{}', connections.agentFor('1/b', target));
+    await connections.connectionFor('1/b', target).post({}, '{}');
     expect(sockets.size).toBe(2);
     const moved = await checkTarget(await serve((_request, response) => response.writeHead(204).end()), true);
-    expect(connections.agentFor('1/a', moved)).not.toBe(connections.agentFor('1/a', target));
+    expect(connections.connectionFor('1/a', moved)).not.toBe(connections.connectionFor('1/a', target));
   });
 
   it('sends again on a new connection when the receiver dropped the kept one', async () => {
@@ -109,9 +109,9 @@ describe('connections to a receiver', () => {
       else response.writeHead(204).end();
     });
     const target = await checkTarget(url, true);
-    const agent = freshAgent();
-    expect(await post(target, {}, '{}', agent)).toEqual({ status: 204, error: null });
-    expect(await post(target, {}, '{}', agent)).toEqual({ status: 204, error: null });
+    const connection = connectionTo(target);
+    expect(await connection.post({}, '{}')).toEqual({ status: 204, error: null });
+    expect(await connection.post({}, '{}')).toEqual({ status: 204, error: null });
     expect(requests).toBe(3);
   });
 });

@@ -17,7 +17,7 @@ import { verifyWebhook } from '../../src/client/webhooks.js';
 import { nowMicros } from '../../src/domain/time.js';
 import { WebhookSender, type DeliveryOutcome } from '../../src/http/webhooks/sender.js';
 import { decodeCursor } from '../../src/http/wire/cursor.js';
-import { BUILT_DELIVERY_WORKER } from '../support/built.js';
+import { builtDeliveryWorker } from '../support/built.js';
 import { ENGINES, startHarness, type Harness } from '../support/harness.js';
 import { Client, expectError, invalidParameter, ok } from './support/api.js';
 
@@ -119,10 +119,14 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
 
   let accountId = 0;
 
-  async function start(allowPrivate = true, deliveryWorker = BUILT_DELIVERY_WORKER): Promise<Client> {
+  async function start(
+    allowPrivate = true,
+    deliveryWorker = builtDeliveryWorker(harness.location),
+    sending = harness.services.webhooks.sending,
+  ): Promise<Client> {
     receiver = new Receiver();
     url = await receiver.start();
-    sender = new WebhookSender(harness.services.webhooks.sending, {
+    sender = new WebhookSender(sending, {
       allowPrivate,
       deliveryWorker,
       observe: (outcome) => outcomes.push(outcome),
@@ -131,6 +135,11 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
     const user = await harness.newUser();
     accountId = (await harness.store.findAccount(user.username))?.id ?? 0;
     return new Client(harness.app, user.token);
+  }
+
+  /** Waits up to 2 s for `count` outcomes: the sender observes one after its answer is read. */
+  async function outcomesCount(count: number): Promise<void> {
+    for (let tries = 0; outcomes.length < count && tries < 200; tries++) await sleep(10);
   }
 
   /** Reads the hook's log until `done` holds of it (its writes come just after the answers). */
@@ -200,6 +209,60 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
     expect(token).not.toBe('');
   });
 
+  /** The sender's part of the service, counting its reads of the outbox. */
+  function countingOutboxReads(): { sending: typeof harness.services.webhooks.sending; reads: () => number } {
+    const sending = harness.services.webhooks.sending;
+    let reads = 0;
+    return {
+      sending: {
+        ...sending,
+        events: (...args) => {
+          reads += 1;
+          return sending.events(...args);
+        },
+      },
+      reads: () => reads,
+    };
+  }
+
+  it.runIf(engine === 'sqlite')(
+    'reads and renders the outbox on the delivery thread, never on the thread that answers requests',
+    async () => {
+      const counting = countingOutboxReads();
+      const client = await start(true, undefined, counting.sending);
+      ok(await client.post('/v1/webhooks', { url, events: ['task.created'] }), wireHook);
+      await client.createTask({ title: 'read aside' });
+      await client.post('/v1/projects', { name: 'not asked for' });
+      await client.createTask({ title: 'read aside too' });
+      await receiver.receivedCount(2);
+      await outcomesCount(2);
+      const titles = receiver.received.map((got) => delivery.parse(JSON.parse(got.body)).data.title);
+      expect(titles).toEqual(['read aside', 'read aside too']);
+      expect(outcomes).toEqual(['delivered', 'delivered']);
+      expect(counting.reads()).toBe(0);
+    },
+  );
+
+  it.runIf(engine === 'sqlite')(
+    'reads the outbox here when the delivery thread could not open its reader, and still delivers',
+    async () => {
+      const counting = countingOutboxReads();
+      const missing = { engine: 'sqlite', dataDir: path.join(tmpdir(), 'no-such-task-service-store') } as const;
+      const client = await start(
+        true,
+        { ...builtDeliveryWorker(missing), file: builtDeliveryWorker(harness.location).file },
+        counting.sending,
+      );
+      ok(await client.post('/v1/webhooks', { url, events: ['*'] }), wireHook);
+      await client.createTask({ title: 'read here' });
+      await receiver.receivedCount(1);
+      await outcomesCount(1);
+      expect(delivery.parse(JSON.parse(receiver.received[0]?.body ?? '')).data.title).toBe('read here');
+      expect(outcomes).toEqual(['delivered']);
+      expect(counting.reads()).toBeGreaterThan(0);
+    },
+  );
+
   it('delivers each change signed, in commit order, with the record as /v1 renders it', async () => {
     const client = await start();
     const made = ok(await client.post('/v1/webhooks', { url, events: ['*'] }), wireHook);
@@ -225,6 +288,8 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
         await verifyWebhook(made.secret ?? '', received.headers as Record<string, string>, `${received.body} `),
       ).toBe(false);
     }
+    // The receiver has the third POST before the delivery thread has read its answer.
+    await outcomesCount(3);
     expect(outcomes).toEqual(['delivered', 'delivered', 'delivered']);
   });
 
@@ -290,7 +355,7 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
       dying,
       "import { parentPort } from 'node:worker_threads';\nparentPort.on('message', () => process.exit(3));\n",
     );
-    const client = await start(true, pathToFileURL(dying));
+    const client = await start(true, { ...builtDeliveryWorker(harness.location), file: pathToFileURL(dying) });
     const made = ok(await client.post('/v1/webhooks', { url, events: ['*'] }), wireHook);
     await client.createTask({ title: 'lost in the thread?' });
     const [entry] = await logUntil(client, made.id, (entries) => entries.length > 0);
@@ -325,7 +390,7 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
     const client = await start(false);
     const made = ok(await client.post('/v1/webhooks', { url, events: ['*'] }), wireHook);
     await client.createTask({ title: 'to nowhere' });
-    for (let tries = 0; outcomes.length === 0 && tries < 200; tries++) await sleep(10);
+    await outcomesCount(1);
     expect(outcomes).toEqual(['refused_target']);
     expect(receiver.received).toEqual([]);
     // The try is logged after it is counted (in its own commit): wait for the log to have it.

@@ -39,6 +39,18 @@ interface Attempt {
 
 const REFUSED: readonly Attempt[] = [
   {
+    what: "the delivery thread's entry opening an engine past store/open.ts",
+    file: 'src/delivery-main.ts',
+    code: "import { openSqliteOutboxReader } from './store/sqlite/outbox-reader.js';\nexport const open = openSqliteOutboxReader;\n",
+    refusal: 'delivery thread main may not import "./store/sqlite/outbox-reader.js"',
+  },
+  {
+    what: "the delivery thread's entry using a service past its deliveries",
+    file: 'src/delivery-main.ts',
+    code: "import { WebhookService } from './service/webhooks.js';\nexport const hooks = WebhookService;\n",
+    refusal: 'delivery thread main may not import "./service/webhooks.js"',
+  },
+  {
     what: 'domain/ importing config/',
     file: 'src/domain/probe.ts',
     code: "import { FLAGS } from '../config/flags.js';\nexport const flags = FLAGS;\n",
@@ -259,6 +271,11 @@ const ALLOWED: readonly Omit<Attempt, 'refusal'>[] = [
     what: 'tools/ using an engine directly',
     file: 'tools/bench/probe.ts',
     code: "import { openSqliteStore } from '../../src/store/sqlite/store.js';\nexport const open = openSqliteStore;\n",
+  },
+  {
+    what: "the delivery thread's entry opening the outbox's reader through store/open.ts",
+    file: 'src/delivery-main.ts',
+    code: "import { openOutboxReader } from './store/open.js';\nexport const open = openOutboxReader;\n",
   },
   {
     what: 'web/ using the SDK',

@@ -4,6 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyMigrations, MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { openSqliteOutboxReader } from '../../src/store/sqlite/outbox-reader.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/store.js';
 import { StoreUnavailableError } from '../../src/domain/errors.js';
 import type { WriteTx } from '../../src/store/store.js';
@@ -304,5 +305,40 @@ describe('sqlite store specifics', () => {
     expect(records.every((task) => task.title !== 'moved')).toBe(true);
     const after = await readAll(await store.list(account.id, 'task', { includeDeleted: true, afterRev: 2500 }));
     expect(after.records).toHaveLength(commits);
+  });
+
+  it('reads the outbox over a connection of its own as the store does, each commit once made, never waiting for the writer', async () => {
+    // The webhook sender's delivery thread reads it so (issue #24): off the write connection.
+    const store = open();
+    await store.migrate();
+    const account = await store.createAccount({ username: 'hooked', passwordHash: null, timezone: 'UTC' });
+    const hook = { id: 'h', url: 'https://example.com/', events: ['*'], active: true, secret: 'whsec_x', created: 1 };
+    expect(await store.webhooks.insert(account.id, hook, 20)).not.toBe('full');
+    const reader = openSqliteOutboxReader(file);
+    try {
+      const first = await store.write(account.id, (tx) => tx.put('task', taskDraft('t', { title: 'first' })));
+      await store.write(account.id, (tx) => tx.put('task', taskDraft('t', { title: 'second' })));
+      expect(reader.events(account.id, 0, 10)).toEqual(await store.webhooks.events(account.id, 0, 10));
+      expect(reader.events(account.id, first.rev, 10).map((event) => event.type)).toEqual(['task.updated']);
+      // A write under way (its transaction open, not committed) neither shows nor holds the reader up.
+      let unheld: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => (unheld = resolve));
+      let inside: () => void = () => undefined;
+      const entered = new Promise<void>((resolve) => (inside = resolve));
+      const writing = store.write(account.id, async (tx) => {
+        await tx.put('task', taskDraft('u', { title: 'third' }));
+        inside();
+        await held;
+      });
+      await entered;
+      expect(reader.events(account.id, 0, 10)).toHaveLength(2);
+      unheld();
+      await writing;
+      expect(
+        reader.events(account.id, 0, 10).map((event) => ('title' in event.record ? event.record.title : '')),
+      ).toEqual(['first', 'second', 'third']);
+    } finally {
+      reader.close();
+    }
   });
 });

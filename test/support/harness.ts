@@ -6,6 +6,7 @@ import pino from 'pino';
 import type { AccountService } from '../../src/service/accounts.js';
 import { buildServices, type ServiceOptions, type Services } from '../../src/service/services.js';
 import { buildApp, type AppDeps } from '../../src/http/app.js';
+import type { StoreLocation } from '../../src/config/store-location.js';
 import { openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { checkAgainstDocument } from './openapi-check.js';
@@ -25,6 +26,8 @@ export interface User {
 export interface Harness {
   readonly app: FastifyInstance;
   readonly store: Store;
+  /** Where the store is, as serve's configuration says it. */
+  readonly location: StoreLocation;
   readonly accounts: AccountService;
   /** Every use case the app runs on: a test may look at the requests waiting for changes. */
   readonly services: Services;
@@ -55,17 +58,18 @@ export async function startHarness(
   engine: Engine,
   options: { maintenance?: boolean; app?: AppOptions; services?: ServiceOptions } = {},
 ): Promise<Harness> {
-  let store: Store;
+  let location: StoreLocation;
   let dispose: () => Promise<void>;
   if (engine === 'sqlite') {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'task-service-test-'));
-    store = await openStore({ engine: 'sqlite', dataDir });
+    location = { engine: 'sqlite', dataDir };
     dispose = () => rm(dataDir, { recursive: true, force: true });
   } else {
     const database = await createTestDatabase();
-    store = await openStore({ engine: 'postgres', url: database.url, dataDir: tmpdir(), pooled: false });
+    location = { engine: 'postgres', url: database.url, dataDir: tmpdir(), pooled: false };
     dispose = () => database.drop();
   }
+  const store = await openStore(location);
   await store.migrate();
   const services = buildServices(store, options.services);
   const { accounts } = services;
@@ -79,6 +83,7 @@ export async function startHarness(
   return {
     app,
     store,
+    location,
     accounts,
     services,
     async newUser(timezone = 'UTC') {

@@ -1,42 +1,34 @@
-import http from 'node:http';
-import https from 'node:https';
+import { IDLE_MS, ReceiverConnection } from './receiver-connection.js';
 import type { CheckedTarget } from './targets.js';
-
-/**
- * An idle kept connection is closed after this long (sooner when the receiver's Keep-Alive header
- * asks), and a hook's agent is dropped once it has been unused this long.
- */
-const IDLE_MS = 4000;
 
 interface Kept {
   readonly url: string;
   readonly address: string;
-  readonly agent: http.Agent;
+  readonly connection: ReceiverConnection;
   idle: NodeJS.Timeout;
 }
 
 /**
- * One kept connection per hook to its checked address, so that a run of deliveries pays one
- * TCP (and TLS) handshake, not one per delivery. A hook's deliveries go one at a time, so one
- * connection is all it uses. A new URL or address (DNS is checked before each run) gets a new one.
+ * One kept connection per hook to its checked address. A hook's deliveries go one at a time, so
+ * one connection is all it uses. A new URL or address (DNS is checked before each run) gets a new
+ * one; a hook's connection is forgotten once it has been unused for IDLE_MS.
  */
 export class ReceiverConnections {
   readonly #kept = new Map<string, Kept>();
 
-  /** The agent for this hook's deliveries to `target`. */
-  agentFor(hookKey: string, target: CheckedTarget): http.Agent {
+  /** The connection for this hook's deliveries to `target`. */
+  connectionFor(hookKey: string, target: CheckedTarget): ReceiverConnection {
     const url = target.url.href;
     const kept = this.#kept.get(hookKey);
     if (kept !== undefined && kept.url === url && kept.address === target.address) {
       kept.idle.refresh();
-      return kept.agent;
+      return kept.connection;
     }
     if (kept !== undefined) this.#drop(hookKey, kept);
-    const options = { keepAlive: true, maxSockets: 1, timeout: IDLE_MS };
-    const agent = target.url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+    const connection = new ReceiverConnection(target);
     const idle = setTimeout(() => this.#dropIfIdle(hookKey), IDLE_MS).unref();
-    this.#kept.set(hookKey, { url, address: target.address, agent, idle });
-    return agent;
+    this.#kept.set(hookKey, { url, address: target.address, connection, idle });
+    return connection;
   }
 
   /** Closes every connection (the sender stops). */
@@ -48,13 +40,13 @@ export class ReceiverConnections {
   #dropIfIdle(hookKey: string): void {
     const kept = this.#kept.get(hookKey);
     if (kept === undefined) return;
-    if (Object.keys(kept.agent.sockets).length > 0) kept.idle.refresh();
+    if (kept.connection.busy) kept.idle.refresh();
     else this.#drop(hookKey, kept);
   }
 
   #drop(hookKey: string, kept: Kept): void {
     clearTimeout(kept.idle);
-    kept.agent.destroy();
+    kept.connection.close();
     this.#kept.delete(hookKey);
   }
 }

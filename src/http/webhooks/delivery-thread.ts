@@ -1,8 +1,19 @@
 import { Worker } from 'node:worker_threads';
-import type { DeliveryRun, RunDone, ToDeliveryThread, TriedDelivery } from './delivery-protocol.js';
+import type { DeliveryRun, RunDone, RunResult, ToDeliveryThread } from './delivery-protocol.js';
+
+/** The delivery thread's entry (src/delivery-main.ts as built) and its workerData. */
+export interface DeliveryWorker {
+  readonly file: URL;
+  readonly data: unknown;
+  /** Whether that thread reads the outbox itself, over a connection of its own. */
+  readonly readsOutbox: boolean;
+}
+
+/** A run as the sender hands it over: the thread numbers it. (Omit over each member of the union keeps it one.) */
+export type RunRequest = DeliveryRun extends infer Run ? (Run extends unknown ? Omit<Run, 'runId'> : never) : never;
 
 interface Waiting {
-  readonly resolve: (tried: readonly TriedDelivery[]) => void;
+  readonly resolve: (result: RunResult) => void;
   readonly reject: (error: Error) => void;
 }
 
@@ -25,10 +36,10 @@ export class DeliveryThread {
   #current: RunningWorker | undefined;
   #nextRunId = 1;
 
-  /** `workerFile`: the compiled delivery-worker.js. */
-  constructor(private readonly workerFile: URL) {}
+  /** `worker`: the thread's compiled entry and what it is started with. */
+  constructor(private readonly worker: DeliveryWorker) {}
 
-  run(run: Omit<DeliveryRun, 'runId'>): Promise<readonly TriedDelivery[]> {
+  run(run: RunRequest): Promise<RunResult> {
     const { worker, waiting } = this.#current ?? this.#start();
     const runId = this.#nextRunId++;
     return new Promise((resolve, reject) => {
@@ -49,13 +60,13 @@ export class DeliveryThread {
   }
 
   #start(): RunningWorker {
-    const worker = new Worker(this.workerFile);
+    const worker = new Worker(this.worker.file, { workerData: this.worker.data });
     const waiting = new Map<number, Waiting>();
     // A thread left running must not keep the process alive; the sender ends it when it stops.
     worker.unref();
     // From the worker this class started (delivery-protocol.ts): trusted, its shape is all the type says.
     worker.on('message', (done: RunDone) => {
-      waiting.get(done.runId)?.resolve(done.tried);
+      waiting.get(done.runId)?.resolve(done.result);
       waiting.delete(done.runId);
     });
     const fail = (error: Error): void => {

@@ -6,17 +6,13 @@ import {
   wantsEvent,
   type DeliveryAttempt,
   type HookRef,
-  type OutboxEvent,
   type StoredWebhook,
 } from '../../domain/webhook.js';
 import { MICROS_PER_SECOND, microsFromMillis, type Micros } from '../../domain/time.js';
 import type { DeliveryContext, WebhookService } from '../../service/webhooks.js';
-import type { RecordsByKind, SyncKind } from '../../domain/sync.js';
-import { RECORD_RESOURCES, type RecordResource } from '../resources.js';
-import { encodeCursor } from '../wire/cursor.js';
-import { formatDateTime } from '../wire/dates.js';
-import { delivered, type TriedDelivery } from './delivery-protocol.js';
-import { DeliveryThread } from './delivery-thread.js';
+import { deliveryBody, messageIdOf } from './delivery-body.js';
+import { delivered, type ChangeHead, type TriedDelivery } from './delivery-protocol.js';
+import { DeliveryThread, type DeliveryWorker } from './delivery-thread.js';
 import { checkTarget, RefusedTarget, type CheckedTarget } from './targets.js';
 
 /** How a delivery ended, as /metrics counts them. */
@@ -26,11 +22,8 @@ export interface SenderOptions {
   readonly allowPrivate: boolean;
   /** Each try's outcome, and for a delivered one the time from its commit to its answer. */
   readonly observe?: (outcome: DeliveryOutcome, lagSeconds: number | null) => void;
-  /**
-   * The compiled delivery-worker.js; by default the one beside this module, which is there once
-   * built (tests run from the sources name the built one).
-   */
-  readonly deliveryWorker?: URL;
+  /** The delivery thread: the built src/delivery-main.js, given the store's location where it reads the outbox. */
+  readonly deliveryWorker: DeliveryWorker;
 }
 
 /**
@@ -69,6 +62,17 @@ interface ContextCache {
   readAt: number;
 }
 
+/** A run of a hook's deliveries (#deliverAll): its target, checked after DNS once (and when the URL changes). */
+interface RunState {
+  target: CheckedTarget | Error | undefined;
+}
+
+/** A batch of the outbox read, every change of it, and the tries of those the hook asked for. */
+interface Batch {
+  readonly events: readonly ChangeHead[];
+  readonly tried: readonly DeliveryAttempt[];
+}
+
 function keyOf(ref: HookRef): HookKey {
   return `${ref.accountId}/${ref.id}`;
 }
@@ -103,7 +107,7 @@ export class WebhookSender {
     private readonly hooks: WebhookService['sending'],
     private readonly options: SenderOptions,
   ) {
-    this.#thread = new DeliveryThread(options.deliveryWorker ?? new URL('./delivery-worker.js', import.meta.url));
+    this.#thread = new DeliveryThread(options.deliveryWorker);
   }
 
   start(): void {
@@ -210,26 +214,17 @@ export class WebhookSender {
     }
     let held = true;
     try {
-      let target: CheckedTarget | Error | undefined;
+      const run: RunState = { target: undefined };
       for (;;) {
         const now = this.hooks.clock();
         if (hook.nextAttempt !== null && hook.nextAttempt > now) {
           this.#retryAt(key, ref, hook.nextAttempt - now);
           return;
         }
-        const events = await this.hooks.events(ref.accountId, hook.deliveredRev, BATCH);
-        if (events.length === 0) return;
-        if (cached.value === undefined || performance.now() - cached.readAt > CONTEXT_MS) {
-          cached.value = await this.hooks.contextOf(ref.accountId);
-          cached.readAt = performance.now();
-        }
-        const context = cached.value;
-        const asked = hook.events;
-        const wanted = events.filter((event) => wantsEvent(asked, event.type));
-        // Checked after DNS once per run (and when the URL changes): each try connects there.
-        if (wanted.length > 0) target ??= await checkTarget(hook.url, this.options.allowPrivate).catch(asError);
-        const tried = target === undefined ? [] : await this.#try(key, hook, wanted, context, target, leaseUntil);
-        const { sent, failed, deliveredRev, triedAll } = outcomeOf(events, asked, tried, hook.deliveredRev);
+        const batch = await this.#batch(key, ref, hook, cached, run, leaseUntil);
+        if (batch === undefined) return;
+        const { events, tried } = batch;
+        const { sent, failed, deliveredRev, triedAll } = outcomeOf(events, hook.events, tried, hook.deliveredRev);
         if (failed !== undefined) {
           // Failures count on from where the hook stood, unless a delivery of this batch came through.
           const before = sent.length > 0 ? { ...hook, attempts: 0, failingSince: null } : hook;
@@ -256,7 +251,7 @@ export class WebhookSender {
         // Let go by that statement (or lost): nothing to release. A statement that failed may not have.
         held = keep && recorded !== undefined;
         if (!keep || recorded === undefined || !recorded.active) return;
-        if (recorded.url !== hook.url) target = undefined;
+        if (recorded.url !== hook.url) run.target = undefined;
         hook = recorded;
         if (!more) await sleep(GATHER_MS);
         if (this.#stopped) return;
@@ -289,51 +284,117 @@ export class WebhookSender {
   }
 
   /**
-   * Tries the batch's wanted changes in order on the delivery thread, until one fails or no try
-   * could start before the lease needs renewing. A target refused (or not found) fails the first.
+   * The hook's next batch of the outbox (undefined when it holds nothing after where the hook
+   * stands) and the tries of the changes it asked for, in order, until one fails or no try could
+   * start before the lease needs renewing. Where the delivery thread reads the outbox itself it
+   * reads and renders the batch there, off this thread; else, or when it could not (or died), here.
    */
-  async #try(
+  async #batch(
     key: HookKey,
+    ref: HookRef,
     hook: StoredWebhook,
-    events: readonly OutboxEvent[],
-    context: DeliveryContext,
-    target: CheckedTarget | Error,
+    cached: ContextCache,
+    run: RunState,
     leaseUntil: Micros,
-  ): Promise<DeliveryAttempt[]> {
+  ): Promise<Batch | undefined> {
+    const asked = hook.events;
+    if (this.options.deliveryWorker.readsOutbox) {
+      run.target ??= await checkTarget(hook.url, this.options.allowPrivate).catch(asError);
+      const target = run.target;
+      if (!(target instanceof Error)) {
+        const context = await this.#contextOf(ref.accountId, cached);
+        const batch = {
+          accountId: ref.accountId,
+          hookId: hook.id,
+          afterRev: hook.deliveredRev,
+          limit: BATCH,
+          asked,
+          context,
+        };
+        const result = await this.#thread
+          .run({ ...this.#runOf(key, hook, target, leaseUntil), batch })
+          .catch(() => undefined);
+        const read = result?.read;
+        if (result !== undefined && read !== undefined && !('failed' in read)) {
+          if (read.length === 0) return undefined;
+          const wanted = read.filter((event) => wantsEvent(asked, event.type));
+          return { events: read, tried: this.#attempts(hook, wanted, result.tried, false) };
+        }
+      }
+    }
+    const events = await this.hooks.events(ref.accountId, hook.deliveredRev, BATCH);
+    if (events.length === 0) return undefined;
+    const context = await this.#contextOf(ref.accountId, cached);
+    const wanted = events.filter((event) => wantsEvent(asked, event.type));
+    if (wanted.length === 0) return { events, tried: [] };
+    // Checked after DNS once per run (and when the URL changes): each try connects there.
+    const target = (run.target ??= await checkTarget(hook.url, this.options.allowPrivate).catch(asError));
     const clock = this.hooks.clock();
-    // The same id on every try of a delivery: receivers drop repeats by it.
-    const messages = events.map((event) => {
-      const messageId = `msg_${hook.id}_${event.rev}`;
-      return { event, messageId, body: deliveryBody(event, messageId, context) };
-    });
-    const first = messages[0];
-    if (first === undefined) return [];
     let tried: readonly TriedDelivery[];
     if (target instanceof Error) {
       tried = [{ at: clock, answeredAt: clock, status: null, error: target.message, durationMs: 0 }];
     } else {
+      const deliveries = wanted.map((event) => {
+        const messageId = messageIdOf(hook.id, event.rev);
+        return { messageId, body: deliveryBody(event, messageId, context) };
+      });
       tried = await this.#thread
-        .run({
-          hookKey: key,
-          url: hook.url,
-          address: target.address,
-          family: target.family,
-          secret: hook.secret,
-          clockLeadMicros: clock - microsFromMillis(Date.now()),
-          startBeforeMs: Date.now() + (leaseUntil - clock - RENEW_BEFORE_MICROS) / 1000,
-          deliveries: messages.map(({ messageId, body }) => ({ messageId, body })),
-        })
+        .run({ ...this.#runOf(key, hook, target, leaseUntil), deliveries })
+        .then((result) => result.tried)
         .catch((error: unknown) => [
           { at: clock, answeredAt: this.hooks.clock(), status: null, error: asError(error).message, durationMs: 0 },
         ]);
     }
+    return { events, tried: this.#attempts(hook, wanted, tried, target instanceof RefusedTarget) };
+  }
+
+  /** What a delivery of the account is written with, read again once a second at most while the hook is busy. */
+  async #contextOf(accountId: number, cached: ContextCache): Promise<DeliveryContext> {
+    if (cached.value === undefined || performance.now() - cached.readAt > CONTEXT_MS) {
+      cached.value = await this.hooks.contextOf(accountId);
+      cached.readAt = performance.now();
+    }
+    return cached.value;
+  }
+
+  /** What every run of the hook's deliveries on the thread says. */
+  #runOf(key: HookKey, hook: StoredWebhook, target: CheckedTarget, leaseUntil: Micros) {
+    const clock = this.hooks.clock();
+    return {
+      hookKey: key,
+      url: hook.url,
+      address: target.address,
+      secret: hook.secret,
+      clockLeadMicros: clock - microsFromMillis(Date.now()),
+      startBeforeMs: Date.now() + (leaseUntil - clock - RENEW_BEFORE_MICROS) / 1000,
+    };
+  }
+
+  /** The tries of the wanted changes, in order, as the hook's log keeps them; each one observed. */
+  #attempts(
+    hook: StoredWebhook,
+    wanted: readonly ChangeHead[],
+    tried: readonly TriedDelivery[],
+    refused: boolean,
+  ): DeliveryAttempt[] {
+    const first = wanted[0];
+    if (first === undefined) return [];
     return tried.map((attempt, index) => {
-      const { event, messageId } = messages[index] ?? first;
+      // A try that failed before any was sent (the thread died) is the first change's.
+      const event = wanted[index] ?? first;
       const ok = delivered(attempt.status);
-      const outcome: DeliveryOutcome = ok ? 'delivered' : target instanceof RefusedTarget ? 'refused_target' : 'failed';
+      const outcome: DeliveryOutcome = ok ? 'delivered' : refused ? 'refused_target' : 'failed';
       this.options.observe?.(outcome, ok ? (attempt.answeredAt - event.created) / MICROS_PER_SECOND : null);
       const { at, status, error, durationMs } = attempt;
-      return { at, messageId, type: event.type, rev: event.rev, status, error, durationMs };
+      return {
+        at,
+        messageId: messageIdOf(hook.id, event.rev),
+        type: event.type,
+        rev: event.rev,
+        status,
+        error,
+        durationMs,
+      };
     });
   }
 }
@@ -355,7 +416,7 @@ interface BatchOutcome {
  * every change up to the first wanted one not delivered is past, the skipped ones too.
  */
 function outcomeOf(
-  events: readonly OutboxEvent[],
+  events: readonly ChangeHead[],
   asked: readonly string[],
   tried: readonly DeliveryAttempt[],
   fromRev: number,
@@ -376,21 +437,4 @@ function outcomeOf(
 
 function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
-}
-
-/** `{"type","id","created","data","cursor"}`: the record as /v1 renders it, in the account's zone. */
-function deliveryBody(event: OutboxEvent, messageId: string, context: DeliveryContext): string {
-  const { zone, epoch, purgedRev } = context;
-  const data = renderRecord(event.kind, event.record, zone);
-  return (
-    `{"type":${JSON.stringify(event.type)},"id":${JSON.stringify(messageId)},` +
-    `"created":${JSON.stringify(formatDateTime(event.created, zone))},"data":${data},` +
-    `"cursor":${JSON.stringify(encodeCursor({ epoch, rev: event.rev, purgedRev }))}}`
-  );
-}
-
-/** The record as /v1 renders it; the outbox row's kind names the renderer. */
-function renderRecord<K extends SyncKind>(kind: K, record: RecordsByKind[K], zone: string): string {
-  const resource: RecordResource<K> = RECORD_RESOURCES[kind];
-  return resource.render(record, zone);
 }

@@ -41,10 +41,14 @@ export function isPrivateAddress(address: string): boolean {
 export interface CheckedTarget {
   readonly url: URL;
   readonly address: string;
-  readonly family: 4 | 6;
 }
 
 export class RefusedTarget extends Error {}
+
+/** The URL's host name as DNS and TLS know it: an IPv6 literal without its brackets. */
+export function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[(.*)\]$/, '$1');
+}
 
 /**
  * Resolves the hook's host now, when sending (a name may point elsewhere than when the hook was
@@ -53,9 +57,8 @@ export class RefusedTarget extends Error {}
  */
 export async function checkTarget(url: string, allowPrivate: boolean): Promise<CheckedTarget> {
   const parsed = new URL(url);
-  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
-  const found =
-    isIP(host) === 0 ? await lookup(host, { all: true, verbatim: true }) : [{ address: host, family: isIP(host) }];
+  const host = hostOf(parsed);
+  const found = isIP(host) === 0 ? await lookup(host, { all: true, verbatim: true }) : [{ address: host }];
   const first = found[0];
   if (first === undefined) throw new RefusedTarget(`${host} has no address`);
   if (!allowPrivate && found.some((entry) => isPrivateAddress(entry.address))) {
@@ -63,5 +66,5 @@ export async function checkTarget(url: string, allowPrivate: boolean): Promise<C
       `${host} is a loopback, private or link-local address (serve --webhook-allow-private allows it)`,
     );
   }
-  return { url: parsed, address: first.address, family: first.family === 6 ? 6 : 4 };
+  return { url: parsed, address: first.address };
 }

@@ -3,8 +3,9 @@ import { isSyncKind } from '../kinds/kept-outcome.js';
 import type { ChangeListeners } from '../change-listeners.js';
 
 /**
- * The channel migration 11's triggers notify: "<account id> <kind>" for each commit's kinds, and
- * from migration 14 "<account id> outbox" when the outbox triggers wrote a delivery.
+ * The channel migration 11's triggers notify: "<account id> <kind>" for each commit's kinds; from
+ * migration 14 to 16 also "<account id> outbox" when the outbox triggers wrote a delivery, from
+ * migration 17 "<account id> <kind> outbox" instead of both (one notification per commit).
  */
 export const CHANGE_CHANNEL = 'task_service_changes';
 export const OUTBOX_NOTE = 'outbox';
@@ -99,10 +100,10 @@ export class ChangeListener {
   }
 
   #heard(payload: string | undefined): void {
-    const [account, kind] = (payload ?? '').split(' ');
+    const [account, kind, outbox] = (payload ?? '').split(' ');
     const accountId = Number(account);
     if (!Number.isSafeInteger(accountId)) return;
-    if (kind === OUTBOX_NOTE) this.listeners.tell({ type: 'outbox', accountId });
-    else if (isSyncKind(kind)) this.listeners.tell({ type: 'changed', accountId, kinds: [kind] });
+    if (isSyncKind(kind)) this.listeners.tell({ type: 'changed', accountId, kinds: [kind] });
+    if (kind === OUTBOX_NOTE || outbox === OUTBOX_NOTE) this.listeners.tell({ type: 'outbox', accountId });
   }
 }

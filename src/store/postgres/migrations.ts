@@ -2,6 +2,7 @@ import { AUTH_SCHEMA } from './auth-schema.js';
 import { SHARDABLE_SCHEMA } from './shardable-schema.js';
 import {
   NAMED_OUTBOX,
+  ONE_NOTIFICATION,
   OUTBOX_NOTIFICATIONS,
   REMINDER_EVENTS,
   WANTED_EVENTS,
@@ -296,4 +297,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 14, name: 'the outbox triggers notify the senders', sql: OUTBOX_NOTIFICATIONS },
   { version: 15, name: 'the outbox keeps what a hook wants', sql: WANTED_EVENTS },
   { version: 16, name: 'the outbox names a change, its record stays in its table', sql: NAMED_OUTBOX },
+  { version: 17, name: 'one notification per commit, naming the outbox too', sql: ONE_NOTIFICATION },
 ];

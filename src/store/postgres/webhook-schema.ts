@@ -53,7 +53,7 @@ function unchangedBut(kind: SyncKind, moving: readonly string[]): string {
  */
 export function outboxTrigger(kind: SyncKind, latest = false): string {
   const table = KIND_STORAGE[kind].table;
-  if (latest) return `${wantedOutboxFunction(kind, 'CREATE', true)}\n${namedOutboxTrigger(kind)}`;
+  if (latest) return `${wantedOutboxFunction(kind, 'CREATE', true, false)}\n${namedOutboxTrigger(kind)}`;
   return `${outboxFunction(kind, 'CREATE', false, false)}
 CREATE TRIGGER ${table}_outbox AFTER INSERT OR UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_outbox();`;
 }
@@ -102,7 +102,12 @@ const outboxNotice = `\n    PERFORM pg_notify('${CHANGE_CHANNEL}', NEW.account_i
  * names it, if one does (only an account with a hook can have one): every outbox row can always be
  * read as its change left the record (outboxEventsSql).
  */
-function wantedOutboxFunction(kind: SyncKind, create: 'CREATE' | 'CREATE OR REPLACE', named = false): string {
+function wantedOutboxFunction(
+  kind: SyncKind,
+  create: 'CREATE' | 'CREATE OR REPLACE',
+  named = false,
+  notify = true,
+): string {
   const table = KIND_STORAGE[kind].table;
   const start = named
     ? `IF NOT EXISTS (SELECT 1 FROM webhooks WHERE account_id = coalesce(NEW.account_id, OLD.account_id)) THEN
@@ -130,7 +135,7 @@ BEGIN
       AND ('*' = ANY (events) OR change_type = ANY (events))) THEN
     INSERT INTO webhook_outbox (account_id, rev, kind, type, record, created)
     VALUES (NEW.account_id, NEW.rev, '${kind}', change_type, ${named ? 'NULL' : recordJson(kind)}, NEW.updated)
-    ON CONFLICT (account_id, rev) DO NOTHING;${outboxNotice}
+    ON CONFLICT (account_id, rev) DO NOTHING;${notify ? outboxNotice : ''}
   END IF;
   RETURN NULL;
 END $$;`;
@@ -203,6 +208,31 @@ ${SYNC_KINDS.map((kind) => {
   return `${wantedOutboxFunction(kind, 'CREATE OR REPLACE', true)}
 DROP TRIGGER ${table}_outbox ON ${table};
 ${namedOutboxTrigger(kind)}`;
+}).join('\n')}
+`;
+
+/**
+ * Issue #24, migration 17: a commit notifies the change feed once. Its note names the outbox too,
+ * "<account id> <kind> outbox", when the change was written there; the outbox's own notification,
+ * a second one in each commit of an account with a hook, had cost a create on PostgreSQL about as
+ * much as the sender's work (bench part W). The outbox functions no longer notify; the change
+ * triggers (\`<table>_told\`, renamed from \`_notify\`: PostgreSQL fires a table's triggers in the
+ * order of their names) fire after them and look for the change's outbox row.
+ */
+export const ONE_NOTIFICATION = `
+${SYNC_KINDS.map((kind) => wantedOutboxFunction(kind, 'CREATE OR REPLACE', true, false)).join('\n')}
+CREATE OR REPLACE FUNCTION notify_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM webhook_outbox WHERE account_id = NEW.account_id AND rev = NEW.rev) THEN
+    PERFORM pg_notify('${CHANGE_CHANNEL}', NEW.account_id::text || ' ' || TG_ARGV[0] || ' ${OUTBOX_NOTE}');
+  ELSE
+    PERFORM pg_notify('${CHANGE_CHANNEL}', NEW.account_id::text || ' ' || TG_ARGV[0]);
+  END IF;
+  RETURN NULL;
+END $$;
+${SYNC_KINDS.map((kind) => {
+  const table = KIND_STORAGE[kind].table;
+  return `ALTER TRIGGER ${table}_notify ON ${table} RENAME TO ${table}_told;`;
 }).join('\n')}
 `;
 

@@ -11,11 +11,10 @@ import {
   type WebhookPatch,
 } from '../../domain/webhook.js';
 import { expectStrings } from '../kinds/checks.js';
-import { outboxKind, outboxRecord, storedEvent } from '../kinds/webhook-events.js';
+import { storedEvent } from '../kinds/webhook-events.js';
 import type { WebhookStore } from '../webhook-store.js';
 import type { SqliteDatabase } from './connection.js';
-import { SQLITE_KINDS } from './kind-statements.js';
-import { EVENTS_SQL } from './webhook-schema.js';
+import { outboxEventsOn } from './outbox-events.js';
 
 interface HookRow {
   readonly id: string;
@@ -66,10 +65,7 @@ function prepareHookStatements(db: SqliteDatabase) {
        WHERE account_id = @account AND id = @id AND active = 1 AND (lease_owner = @owner OR lease_until < @now)
        RETURNING ${HOOK_COLUMNS}`,
     ),
-    events: db.prepare<
-      [number, number, number],
-      { rev: number; kind: string; type: string; record: string | null; created: number }
-    >(EVENTS_SQL),
+    events: outboxEventsOn(db),
     // A hook turned off meanwhile (by its owner) stays off; null `until` lets the lease go.
     progress: db.prepare<[Record<string, number | string | null>], HookRow>(
       `UPDATE webhooks SET delivered_rev = @rev, attempts = @attempts, next_attempt = @next,
@@ -213,21 +209,7 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   events(accountId: number, afterRev: number, limit: number): Promise<readonly OutboxEvent[]> {
-    return this.run(() =>
-      this.#statements()
-        .events.all(accountId, afterRev, limit)
-        .map((row) => {
-          const kind = outboxKind(row.kind);
-          const columns: Record<string, unknown> = JSON.parse(outboxRecord(row.record, row.rev));
-          return {
-            rev: row.rev,
-            type: storedEvent(row.type),
-            kind,
-            record: SQLITE_KINDS[kind].fromObject(columns),
-            created: row.created,
-          };
-        }),
-    );
+    return this.run(() => this.#statements().events(accountId, afterRev, limit));
   }
 
   progress(
