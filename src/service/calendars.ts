@@ -22,6 +22,7 @@ import type { Store, WriteTx } from '../store/store.js';
 import { CalendarDataError, readCalendarResource } from './formats/calendar-resource.js';
 import { readTodo } from './formats/vtodo.js';
 import { writeLabels } from './labels.js';
+import { writeShowingLabelsAhead } from './labels-ahead.js';
 import type { ListingService } from './listing.js';
 import { withinQuota } from './storage-quota.js';
 import { upsertOne } from './tasks.js';
@@ -387,14 +388,14 @@ export class CalendarService {
 
   /**
    * PROPPATCH: the project's new name (made free by a suffix like any other) and color; what the
-   * patch does not name stays.
+   * patch does not name stays. A name shown on many tasks is shown on them ahead, as /v1 does.
    */
   async patchCollection(
     account: Account,
     projectId: string,
     patch: { readonly displayName?: string; readonly color?: string | null },
   ): Promise<Project> {
-    return this.store.write(account.id, async (tx) => {
+    return writeShowingLabelsAhead(this.store, account.id, async (tx, bound) => {
       const existing = await tx.get('project', projectId);
       if (existing === undefined || existing.deleted !== null) throw new CalendarError({ kind: 'not_found' });
       const name =
@@ -404,7 +405,7 @@ export class CalendarService {
         ...(name === undefined ? {} : { name }),
         ...(patch.color === undefined ? {} : { color: patch.color }),
       };
-      const [project] = await writeLabels(tx, 'project', [input], false);
+      const [project] = await writeLabels(tx, 'project', [input], false, bound);
       if (project === undefined) throw new Error('a project write returned nothing');
       return project;
     });

@@ -13,6 +13,7 @@ import { writeOnce, type WriteRequest } from './idempotency.js';
 import { newRecordId } from './ids.js';
 import type { ImportChange } from './tasks.js';
 import { sameContext, sameProject } from '../domain/unchanged.js';
+import { LABEL_COMMIT, showingLabel, showsLabel, writeShowingLabelsAhead, type LabelBound } from './labels-ahead.js';
 
 /** How a client's change applies to each named kind. */
 const MERGE: {
@@ -38,19 +39,24 @@ export class LabelService {
     private readonly now: Clock,
   ) {}
 
+  /**
+   * Where one account's commit holds every other (SQLite), a rename or deletion to be shown on
+   * more than LABEL_COMMIT tasks is shown on them ahead (labels-ahead.ts): other accounts are not
+   * held meanwhile.
+   */
   upsert<K extends NamedKind>(
     account: Account,
     kind: K,
     inputs: readonly LabelInput[],
     request: WriteRequest,
   ): Promise<WriteOutcome<K>> {
-    return this.store.write(account.id, (tx) =>
+    return writeShowingLabelsAhead(this.store, account.id, (tx, bound) =>
       writeOnce(tx, kind, request.idempotency, this.now(), () =>
         withinQuota(tx, this.quota, async () => ({
           kind,
           zone: account.timezone,
           many: request.many,
-          records: await writeLabels(tx, kind, inputs, request.many),
+          records: await writeLabels(tx, kind, inputs, request.many, bound),
         })),
       ),
     );
@@ -66,10 +72,11 @@ export async function writeLabels<K extends NamedKind>(
   kind: K,
   inputs: readonly LabelInput[],
   many: boolean,
+  bound: LabelBound = 'unbounded',
 ): Promise<RecordsByKind[K][]> {
   const touched = new TouchedLabels<K>();
   const records = await applyEach(inputs, many, (input) => upsertOne(tx, kind, input, touched));
-  await showOnTasks(tx, kind, touched);
+  await showOnTasks(tx, kind, touched, bound);
   return records;
 }
 
@@ -107,13 +114,27 @@ class TouchedLabels<K extends NamedKind> {
  */
 const TASKS_PER_TURN = 500;
 
-/** A rename or deletion shown on each of the label's tasks as a change of that task. */
-async function showOnTasks<K extends NamedKind>(tx: WriteTx, kind: K, touched: TouchedLabels<K>): Promise<void> {
+/**
+ * A rename or deletion shown on each of the label's tasks as a change of that task (one that shows
+ * it already, written ahead, is left as it is). Bounded, a label to be shown on more than
+ * LABEL_COMMIT tasks is noted in `bound.large` and none of its tasks is written.
+ */
+async function showOnTasks<K extends NamedKind>(
+  tx: WriteTx,
+  kind: K,
+  touched: TouchedLabels<K>,
+  bound: LabelBound,
+): Promise<void> {
   let rewritten = 0;
   for (const saved of touched.changed()) {
     const label = saved.deleted === null ? { id: saved.id, name: saved.name } : null;
-    for (const task of await tx.withLabel(kind, saved.id)) {
-      await tx.put('task', kind === 'project' ? { ...task, project: label } : { ...task, context: label });
+    const pending = (await tx.withLabel(kind, saved.id)).filter((task) => !showsLabel(task, kind, label));
+    if (bound !== 'unbounded' && pending.length > LABEL_COMMIT) {
+      bound.large.push({ kind, id: saved.id, label });
+      continue;
+    }
+    for (const task of pending) {
+      await tx.put('task', showingLabel(task, kind, label));
       rewritten += 1;
       if (rewritten % TASKS_PER_TURN === 0) await nextTurn();
     }
@@ -146,7 +167,7 @@ export async function importLabels<K extends NamedKind>(
     await upsertOne(tx, kind, input, touched);
     return existing === undefined ? 'created' : 'updated';
   });
-  await showOnTasks(tx, kind, touched);
+  await showOnTasks(tx, kind, touched, 'unbounded');
   return changes;
 }
 

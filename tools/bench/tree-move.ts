@@ -3,6 +3,7 @@ import { nowMicros } from '../../src/domain/time.js';
 import { AccountService } from '../../src/service/accounts.js';
 import type { Store } from '../../src/store/store.js';
 import { sendOk } from './http-client.js';
+import { count } from './format.js';
 import { progress } from './progress.js';
 import type { Server } from './servers.js';
 
@@ -23,16 +24,24 @@ export interface TreeAccounts {
   readonly other: string;
 }
 
-export interface TreeMoveResults {
-  readonly subtreeTasks: number;
-  readonly moves: number;
-  readonly moveSecondsMedian: number;
-  readonly moveSecondsMax: number;
-  /** The other account's writes answered while the moves ran, and their percentiles. */
+/** How long one kind of change took, and the other account's writes answered while it ran. */
+export interface ChangeTimes {
+  readonly secondsMedian: number;
+  readonly secondsMax: number;
   readonly otherWrites: number;
   readonly otherP50Ms: number;
   readonly otherP99Ms: number;
-  /** The same writes with no move running. */
+}
+
+export interface TreeMoveResults {
+  readonly subtreeTasks: number;
+  /** Changes of each kind measured. */
+  readonly moves: number;
+  /** The subtree moved by one POST of its root. */
+  readonly move: ChangeTimes;
+  /** The project of the root and its subtree renamed by one POST of the project. */
+  readonly rename: ChangeTimes;
+  /** The other account's writes with no change running. */
   readonly quietWrites: number;
   readonly quietP99Ms: number;
 }
@@ -77,10 +86,11 @@ export async function plantTree(store: Store): Promise<TreeAccounts> {
 function post(
   token: string,
   body: unknown,
+  path = '/v1/tasks',
 ): { method: string; path: string; headers: Record<string, string>; body: string } {
   return {
     method: 'POST',
-    path: '/v1/tasks',
+    path,
     headers: { authorization: `OAuth ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   };
@@ -106,38 +116,71 @@ async function otherWrites(server: Server, token: string, until: () => boolean):
 }
 
 /**
- * The subtree moved to another project by one POST of its root, MOVES times back and forth, while
- * the other account writes; before that, the other account's writes alone for QUIET_SECONDS.
+ * `changes` sent one after the other (each one POST, described for the progress line), while the
+ * other account writes.
  */
-export async function measureTreeMove(server: Server, tokens: TreeAccounts, label: string): Promise<TreeMoveResults> {
-  const quietEnd = performance.now() + QUIET_SECONDS * 1000;
-  const quiet = await otherWrites(server, tokens.other, () => performance.now() > quietEnd);
+async function timeChanges(
+  server: Server,
+  tokens: TreeAccounts,
+  changes: readonly { readonly said: string; readonly path: string; readonly body: unknown }[],
+): Promise<ChangeTimes> {
   const seconds: number[] = [];
   const during: number[] = [];
-  for (let move = 0; move < MOVES; move += 1) {
-    const project = move % 2 === 0 ? 'Garden' : 'Home';
+  for (const change of changes) {
     let done = false;
     const started = performance.now();
-    const moving = sendOk(server.port, post(tokens.mover, { id: 'root', project })).finally(() => {
+    const changing = sendOk(server.port, post(tokens.mover, change.body, change.path)).finally(() => {
       done = true;
     });
-    const [latencies] = await Promise.all([otherWrites(server, tokens.other, () => done), moving]);
+    const [latencies] = await Promise.all([otherWrites(server, tokens.other, () => done), changing]);
     seconds.push((performance.now() - started) / 1000);
     during.push(...latencies);
-    progress(
-      `  ${label}: moved ${SUBTREE_TASKS.toLocaleString('en')} tasks to ${project} in ${seconds.at(-1)?.toFixed(2)} s, ${latencies.length} other writes meanwhile`,
-    );
+    progress(`  ${change.said} in ${seconds.at(-1)?.toFixed(2)} s, ${latencies.length} other writes meanwhile`);
   }
   seconds.sort((a, b) => a - b);
   during.sort((a, b) => a - b);
   return {
-    subtreeTasks: SUBTREE_TASKS,
-    moves: MOVES,
-    moveSecondsMedian: percentile(seconds, 0.5),
-    moveSecondsMax: seconds.at(-1) ?? Number.NaN,
+    secondsMedian: percentile(seconds, 0.5),
+    secondsMax: seconds.at(-1) ?? Number.NaN,
     otherWrites: during.length,
     otherP50Ms: percentile(during, 0.5),
     otherP99Ms: percentile(during, 0.99),
+  };
+}
+
+/**
+ * The project of the whole tree renamed by one POST of the project, MOVES times back and forth;
+ * then the subtree moved to another project by one POST of its root, MOVES times back and forth;
+ * both while the other account writes. Before them, the other account's writes alone for
+ * QUIET_SECONDS.
+ */
+export async function measureTreeMove(server: Server, tokens: TreeAccounts, label: string): Promise<TreeMoveResults> {
+  const quietEnd = performance.now() + QUIET_SECONDS * 1000;
+  const quiet = await otherWrites(server, tokens.other, () => performance.now() > quietEnd);
+  const tasks = count(SUBTREE_TASKS + 1);
+  const renames = Array.from({ length: MOVES }, (_, index) => {
+    const name = index % 2 === 0 ? 'House' : 'Home';
+    return {
+      said: `${label}: renamed the project of ${tasks} tasks to ${name}`,
+      path: '/v1/projects',
+      body: { id: 'home', name },
+    };
+  });
+  const rename = await timeChanges(server, tokens, renames);
+  const moves = Array.from({ length: MOVES }, (_, index) => {
+    const project = index % 2 === 0 ? 'Garden' : 'Home';
+    return {
+      said: `${label}: moved ${count(SUBTREE_TASKS)} tasks to ${project}`,
+      path: '/v1/tasks',
+      body: { id: 'root', project },
+    };
+  });
+  const move = await timeChanges(server, tokens, moves);
+  return {
+    subtreeTasks: SUBTREE_TASKS,
+    moves: MOVES,
+    move,
+    rename,
     quietWrites: quiet.length,
     quietP99Ms: percentile(quiet, 0.99),
   };

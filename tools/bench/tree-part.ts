@@ -13,14 +13,14 @@ import {
 import { startTaskService, type ServiceStore } from './servers.js';
 import { measureTreeMove, plantTree, type TreeAccounts, type TreeMoveResults } from './tree-move.js';
 
-/** Part T (issue #22): on one engine, the subtree move and the due-reminder read. */
+/** Part T (issue #22): on one engine, the project rename and subtree move, and the due-reminder read. */
 export interface TreeEngineResults {
   readonly engine: 'sqlite' | 'postgres';
   readonly move: TreeMoveResults;
   readonly reminders: ReminderReadResults;
 }
 
-/** The subtree move on a fresh store of its own, served by the real `task-service serve`. */
+/** The project rename and subtree move on a fresh store of their own, served by the real `task-service serve`. */
 async function moveOn(store: ServiceStore, workDir: string, label: string): Promise<TreeMoveResults> {
   const opened = await openStore(store.engine === 'postgres' ? { ...store, pooled: false } : store);
   let tokens: TreeAccounts;
@@ -40,7 +40,7 @@ async function moveOn(store: ServiceStore, workDir: string, label: string): Prom
 }
 
 export async function runTreeSqlite(workDir: string): Promise<TreeEngineResults> {
-  progress('T. subtree move of 10,000 tasks and due-reminder read (SQLite)');
+  progress('T. project rename and subtree move of 10,000 tasks, and due-reminder read (SQLite)');
   const move = await moveOn({ engine: 'sqlite', dataDir: path.join(workDir, 'tree-sqlite') }, workDir, 'SQLite');
   const dataDir = path.join(workDir, 'reminders-sqlite');
   const store = await openStore({ engine: 'sqlite', dataDir });
@@ -59,7 +59,7 @@ export async function runTreePostgres(
   workDir: string,
   onDatabase: (database: BenchDatabase | undefined) => void,
 ): Promise<TreeEngineResults> {
-  progress('T. subtree move of 10,000 tasks and due-reminder read (PostgreSQL)');
+  progress('T. project rename and subtree move of 10,000 tasks, and due-reminder read (PostgreSQL)');
   const withDatabase = async <T>(work: (url: string) => Promise<T>): Promise<T> => {
     const database = await createBenchDatabase();
     onDatabase(database);
@@ -90,15 +90,21 @@ const ENGINE_NAMES = { sqlite: 'SQLite', postgres: 'PostgreSQL' } as const;
 /** Part T's section of docs/benchmarks.md: its own table, under its own heading. */
 export function treeSection(results: readonly TreeEngineResults[]): string {
   const lines = [
-    '## Issue 22: subtree move and due-reminder read (part T)',
+    '## Issue 22: project rename, subtree move and due-reminder read (part T)',
     '',
     '| row | engine | time | meanwhile |',
     '|---|---|---|---|',
   ];
   for (const { engine, move } of results) {
-    lines.push(
-      `| subtree move of ${count(move.subtreeTasks)} tasks: one POST of its root to another project | ${ENGINE_NAMES[engine]} | median ${move.moveSecondsMedian.toFixed(2)} s, slowest ${move.moveSecondsMax.toFixed(2)} s of ${move.moves} | another account (4 writers, one create after the other): ${count(move.otherWrites)} writes, p50 ${ms(move.otherP50Ms)} ms, p99 ${ms(move.otherP99Ms)} ms (no move running: p99 ${ms(move.quietP99Ms)} ms) |`,
-    );
+    const rows = [
+      [`project rename on ${count(move.subtreeTasks + 1)} tasks: one POST of the project`, move.rename],
+      [`subtree move of ${count(move.subtreeTasks)} tasks: one POST of its root to another project`, move.move],
+    ] as const;
+    for (const [row, times] of rows) {
+      lines.push(
+        `| ${row} | ${ENGINE_NAMES[engine]} | median ${times.secondsMedian.toFixed(2)} s, slowest ${times.secondsMax.toFixed(2)} s of ${move.moves} | another account (4 writers, one create after the other): ${count(times.otherWrites)} writes, p50 ${ms(times.otherP50Ms)} ms, p99 ${ms(times.otherP99Ms)} ms (nothing else running: p99 ${ms(move.quietP99Ms)} ms) |`,
+      );
+    }
   }
   for (const { engine, reminders } of results) {
     const [small, big] = reminders.sizes;
@@ -109,7 +115,7 @@ export function treeSection(results: readonly TreeEngineResults[]): string {
   }
   lines.push(
     '',
-    `How: each engine gets stores of its own, filled through \`Store.write\` like the main store. The move: a root with ${count(100)} children of ${count(99)} children each (${count(10_000)} tasks below it) in one account, moved between two projects by one \`POST /v1/tasks\` of the root to the real \`task-service serve\`, three times; meanwhile another account's 4 writers each create a task, wait for the answer and create the next, until the move is answered (and for 3 s with no move, for the quiet p99). The read: \`Store.dueReminders\` (the firer's read) of what falls due in the next minute, on ${count(REMINDERS)} open tasks reminded at instants spread over 30 days, then again once ${count(900_000)} tasks without reminders are added (over 100 accounts; PostgreSQL: ANALYZE after each fill), 2,000 reads timed at each size after 2,000 untimed ones, in one run; the ratio is the p50 at ${count(1_000_000)} tasks over the p50 at ${count(100_000)}. The plan is the engine's own EXPLAIN of the store's statement. Alone: \`npm run bench -- --only T\`.`,
+    `How: each engine gets stores of its own, filled through \`Store.write\` like the main store. The tree: a root with ${count(100)} children of ${count(99)} children each (${count(10_000)} tasks below it) in one account and one project, whose name is changed by one \`POST /v1/projects\` three times (issue #22's rule for labels: on SQLite the tasks show it ahead in commits of 500), then moved between two projects by one \`POST /v1/tasks\` of the root, three times, all sent to the real \`task-service serve\`; meanwhile another account's 4 writers each create a task, wait for the answer and create the next, until the change is answered (and for 3 s with nothing else running, for the quiet p99). The read: \`Store.dueReminders\` (the firer's read) of what falls due in the next minute, on ${count(REMINDERS)} open tasks reminded at instants spread over 30 days, then again once ${count(900_000)} tasks without reminders are added (over 100 accounts; PostgreSQL: ANALYZE after each fill), 2,000 reads timed at each size after 2,000 untimed ones, in one run; the ratio is the p50 at ${count(1_000_000)} tasks over the p50 at ${count(100_000)}. The plan is the engine's own EXPLAIN of the store's statement. Alone: \`npm run bench -- --only T\`.`,
   );
   return lines.join('\n');
 }
