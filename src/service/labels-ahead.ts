@@ -91,26 +91,22 @@ export function showingLabel(task: Task, kind: NamedKind, label: Label | null): 
 }
 
 /**
- * Rewrites the tasks of label `change.id` to show `change.label`, in commits of LABEL_COMMIT
- * tasks, so that other accounts' writes commit between them (issue #22's rule for subtrees, for
- * labels). Used before the request that changes the label (its tasks first, the label last, so a
- * request cut short is finished by sending it again), and to put the tasks back to the label as
- * stored when that request was refused after all. Each task rewritten is a change of its own.
+ * Rewrites the tasks of label `change.id` to show `change.label`, LABEL_COMMIT tasks per commit,
+ * so that other accounts' writes commit between them (issue #22's rule for subtrees, for labels):
+ * each commit reads only tasks not showing it yet. Used before the request that changes the label
+ * (its tasks first, the label last, so a request cut short is finished by sending it again), and
+ * to put the tasks back to the label as stored when that request was refused after all. Each task
+ * rewritten is a change of its own.
  */
 async function showLabelAhead(store: Store, accountId: number, change: LargeLabelChange): Promise<void> {
   const { kind, id, label } = change;
-  const pending = await store.write(accountId, async (tx) =>
-    (await tx.withLabel(kind, id)).filter((task) => !showsLabel(task, kind, label)).map((task) => task.id),
-  );
-  for (let start = 0; start < pending.length; start += LABEL_COMMIT) {
-    const ids = pending.slice(start, start + LABEL_COMMIT);
-    await store.write(accountId, async (tx) => {
-      for (const taskId of ids) {
-        const task = await tx.get('task', taskId);
-        // One moved to another label or deleted meanwhile is left as it is.
-        if (task === undefined || task.deleted !== null || task[kind]?.id !== id) continue;
-        if (!showsLabel(task, kind, label)) await tx.put('task', showingLabel(task, kind, label));
-      }
+  const slice = { shown: label, limit: LABEL_COMMIT };
+  for (;;) {
+    const written = await store.write(accountId, async (tx) => {
+      const pending = await tx.withLabel(kind, id, slice);
+      for (const task of pending) await tx.put('task', showingLabel(task, kind, label));
+      return pending.length;
     });
+    if (written < LABEL_COMMIT) return;
   }
 }

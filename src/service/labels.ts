@@ -128,7 +128,10 @@ async function showOnTasks<K extends NamedKind>(
   let rewritten = 0;
   for (const saved of touched.changed()) {
     const label = saved.deleted === null ? { id: saved.id, name: saved.name } : null;
-    const pending = (await tx.withLabel(kind, saved.id)).filter((task) => !showsLabel(task, kind, label));
+    const pending =
+      bound === 'unbounded'
+        ? (await tx.withLabel(kind, saved.id)).filter((task) => !showsLabel(task, kind, label))
+        : await tx.withLabel(kind, saved.id, { shown: label, limit: LABEL_COMMIT + 1 });
     if (bound !== 'unbounded' && pending.length > LABEL_COMMIT) {
       bound.large.push({ kind, id: saved.id, label });
       continue;

@@ -46,7 +46,7 @@ export function notingKinds(tx: WriteTx, kinds: Set<SyncKind>): WriteTx {
       return tx.put(kind, draft);
     },
     findLive: (kind, name) => tx.findLive(kind, name),
-    withLabel: (kind, id) => tx.withLabel(kind, id),
+    withLabel: (kind, id, pending) => tx.withLabel(kind, id, pending),
     childrenOf: (parentIds) => tx.childrenOf(parentIds),
     usage: () => tx.usage(),
     findKept: (key) => tx.findKept(key),

@@ -1,6 +1,6 @@
 import type { Account, NewAccount, NewToken, SettingsPatch, TokenGrant } from '../domain/account.js';
 import type { AccountHead, DraftsByKind, NamedKind, RecordsByKind, SyncKind, WriteOutcome } from '../domain/sync.js';
-import type { Task } from '../domain/task.js';
+import type { Label, Task } from '../domain/task.js';
 import type { StorageUsage } from '../domain/storage-quota.js';
 import type { SecretKey } from '../domain/secret-key.js';
 import type { Micros } from '../domain/time.js';
@@ -61,14 +61,25 @@ export interface ListSnapshot<T> {
  * The writes of one request for one account, inside one transaction that holds the account's
  * change-number lock. Each put stamps the record with the account's next `rev` and `updated`.
  */
+/** Which of a label's tasks `WriteTx.withLabel` reads: those not showing `shown`, at most `limit`. */
+export interface LabelPending {
+  readonly shown: Label | null;
+  readonly limit: number;
+}
+
 export interface WriteTx {
   /** The account's record of that kind and id, deleted ones included. */
   get<K extends SyncKind>(kind: K, id: string): Promise<RecordsByKind[K] | undefined>;
   put<K extends SyncKind>(kind: K, draft: DraftsByKind[K]): Promise<RecordsByKind[K]>;
   /** The live (not deleted) record of that name: names are unique among those. */
   findLive<K extends NamedKind>(kind: K, name: string): Promise<RecordsByKind[K] | undefined>;
-  /** Live tasks that carry the project or context, for renames and deletions. */
-  withLabel(kind: NamedKind, id: string): Promise<readonly Task[]>;
+  /**
+   * Live tasks that carry the project or context, for renames and deletions, in `rev` order. With
+   * `pending`, only those that do not show it as `pending.shown` yet (by name; every one when it
+   * is null, the label deleted), the first `pending.limit` of them: a rename can be shown on its
+   * tasks a slice per transaction, without reading those that show it already.
+   */
+  withLabel(kind: NamedKind, id: string, pending?: LabelPending): Promise<readonly Task[]>;
   /** Live tasks whose parent is one of these, this transaction's puts included: a subtree, level by level. */
   childrenOf(parentIds: readonly string[]): Promise<readonly Task[]>;
   /** What the account stores now, this transaction's writes included (kept by the engine). */

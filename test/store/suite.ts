@@ -944,6 +944,45 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
           expect(byRev(await w.withLabel('project', work.id))).toEqual([tasks.mail, tasks.done, moved]);
         });
       });
+
+      it("reads those of a label's live tasks not showing it yet, in rev order, up to a limit", async () => {
+        const accountId = await newAccountId();
+        const work = { id: 'p-work', name: 'Work' };
+        const office = { id: 'p-work', name: 'Office' };
+        const phone = { id: 'c-phone', name: '@phone' };
+        const tasks = await store.write(accountId, async (w) => {
+          await w.put('project', projectDraft(work.id, { name: work.name }));
+          await w.put('context', contextDraft(phone.id, { name: phone.name }));
+          return {
+            call: await w.put('task', taskDraft('call', { project: work, context: phone })),
+            mail: await w.put('task', taskDraft('mail', { project: work })),
+            gone: await w.put('task', taskDraft('gone', { project: work, deleted: nowMicros() })),
+            shown: await w.put('task', taskDraft('shown', { project: office, context: phone })),
+            file: await w.put('task', taskDraft('file', { project: work })),
+          };
+        });
+        await tx(store, accountId, async (w) => {
+          const pending = (shown: typeof office | null, limit: number) =>
+            w.withLabel('project', work.id, { shown, limit });
+          expect(await pending(office, 10)).toEqual([tasks.call, tasks.mail, tasks.file]);
+          expect(await pending(office, 2)).toEqual([tasks.call, tasks.mail]);
+          expect(await pending(work, 10)).toEqual([tasks.shown]);
+          // Deleted: every live task that carries it.
+          expect(await pending(null, 10)).toEqual([tasks.call, tasks.mail, tasks.shown, tasks.file]);
+          expect(await w.withLabel('context', phone.id, { shown: { ...phone, name: '@mobile' }, limit: 10 })).toEqual([
+            tasks.call,
+            tasks.shown,
+          ]);
+        });
+        // Inside a write, the transaction's own changes count.
+        await store.write(accountId, async (w) => {
+          const renamed = await w.put('task', taskDraft('mail', { project: office }));
+          const added = await w.put('task', taskDraft('desk', { project: work }));
+          const pending = await w.withLabel('project', work.id, { shown: office, limit: 10 });
+          expect(pending).toEqual([tasks.call, tasks.file, added]);
+          expect(pending).not.toContainEqual(renamed);
+        });
+      });
     });
 
     describe('subtasks and reminders (issue #22)', () => {

@@ -234,6 +234,12 @@ export const LABEL_ID_COLUMN: { readonly [K in NamedKind]: string } = {
   context: 'context_id',
 };
 
+/** The column of a task that holds the name of its project or context, as the task shows it. */
+export const LABEL_NAME_COLUMN: { readonly [K in NamedKind]: string } = {
+  project: 'project_name',
+  context: 'context_name',
+};
+
 /** A stored record as the values of its kind's columns, in order. */
 function valuesOf<K extends SyncKind, C extends Columns>(
   storage: KindStorage<K, C>,

@@ -1,8 +1,8 @@
 import type { NamedKind, RecordsByKind, SyncKind } from '../../domain/sync.js';
 import type { Task } from '../../domain/task.js';
 import { decodeOutcome } from '../kinds/kept-outcome.js';
-import { LABEL_ID_COLUMN } from '../kinds/records.js';
-import type { KeptOutcome } from '../store.js';
+import { LABEL_ID_COLUMN, LABEL_NAME_COLUMN } from '../kinds/records.js';
+import type { KeptOutcome, LabelPending } from '../store.js';
 import { KIND_TABLES, type Queryable } from './tables.js';
 import { numberFromBigint, type BigintText } from './values.js';
 
@@ -40,11 +40,19 @@ export function readLiveLabel<K extends NamedKind>(
   return first(db, accountId, kind, 'name = $2 AND deleted IS NULL', name);
 }
 
-export function readTasksWithLabel(db: Queryable, accountId: number, kind: NamedKind, id: string): Promise<Task[]> {
+export function readTasksWithLabel(
+  db: Queryable,
+  accountId: number,
+  kind: NamedKind,
+  id: string,
+  pending?: LabelPending,
+): Promise<Task[]> {
+  const live = `account_id = $1 AND ${LABEL_ID_COLUMN[kind]} = $2 AND deleted IS NULL`;
+  if (pending === undefined) return KIND_TABLES.task.select(db, `${live} ORDER BY rev`, [accountId, id]);
   return KIND_TABLES.task.select(
     db,
-    `account_id = $1 AND ${LABEL_ID_COLUMN[kind]} = $2 AND deleted IS NULL ORDER BY rev`,
-    [accountId, id],
+    `${live} AND ${LABEL_NAME_COLUMN[kind]} IS DISTINCT FROM $3 ORDER BY rev LIMIT $4`,
+    [accountId, id, pending.shown?.name ?? null, pending.limit],
   );
 }
 

@@ -13,7 +13,7 @@ import type { Micros } from '../../domain/time.js';
 import { encodeOutcome } from '../kinds/kept-outcome.js';
 import { countedBytes, storedRecord } from '../kinds/records.js';
 import { Stamper } from '../stamp.js';
-import type { KeptOutcome, WriteTx } from '../store.js';
+import type { KeptOutcome, LabelPending, WriteTx } from '../store.js';
 import { readChildren, readKept, readLiveLabel, readRecord, readTasksWithLabel } from './record-reads.js';
 import type { Standing } from './standings.js';
 import { KIND_TABLES } from './tables.js';
@@ -138,16 +138,20 @@ export class SpeculativeWriteTx implements WriteTx {
     return this.#puts[kind].has(record.id) ? undefined : record;
   }
 
-  async withLabel(kind: NamedKind, id: string): Promise<readonly Task[]> {
+  /** With `pending`, read whole and narrowed here: this write's own puts may change what shows the label. */
+  async withLabel(kind: NamedKind, id: string, pending?: LabelPending): Promise<readonly Task[]> {
     this.#assertOpen();
     this.#reads += 1;
     const stored = await readTasksWithLabel(this.pool, this.accountId, kind, id);
     for (const task of stored) this.#learn('task', task);
-    const pending = this.#puts.task;
-    const carries = (task: Task): boolean =>
-      task.deleted === null && (kind === 'project' ? task.project : task.context)?.id === id;
-    const put = [...pending.values()].map(({ record }) => record).filter(carries);
-    return [...stored.filter((task) => !pending.has(task.id)), ...put].sort((a, b) => a.rev - b.rev);
+    const puts = this.#puts.task;
+    const labelOf = (task: Task) => (kind === 'project' ? task.project : task.context);
+    const carries = (task: Task): boolean => task.deleted === null && labelOf(task)?.id === id;
+    const put = [...puts.values()].map(({ record }) => record).filter(carries);
+    const all = [...stored.filter((task) => !puts.has(task.id)), ...put].sort((a, b) => a.rev - b.rev);
+    if (pending === undefined) return all;
+    const shown = pending.shown;
+    return all.filter((task) => shown === null || labelOf(task)?.name !== shown.name).slice(0, pending.limit);
   }
 
   async childrenOf(parentIds: readonly string[]): Promise<readonly Task[]> {

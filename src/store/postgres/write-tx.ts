@@ -7,7 +7,7 @@ import type { Micros } from '../../domain/time.js';
 import { numberFromBigint, type BigintText } from './values.js';
 import { encodeOutcome } from '../kinds/kept-outcome.js';
 import { Stamper, type Stamp } from '../stamp.js';
-import type { KeptOutcome, WriteTx } from '../store.js';
+import type { KeptOutcome, LabelPending, WriteTx } from '../store.js';
 import { isUniqueViolation } from './errors.js';
 import { readChildren, readKept, readLiveLabel, readRecord, readTasksWithLabel } from './record-reads.js';
 import { KIND_TABLES } from './tables.js';
@@ -61,9 +61,9 @@ export class PostgresWriteTx implements WriteTx {
     return readLiveLabel(this.client, this.accountId, kind, name);
   }
 
-  withLabel(kind: NamedKind, id: string): Promise<readonly Task[]> {
+  withLabel(kind: NamedKind, id: string, pending?: LabelPending): Promise<readonly Task[]> {
     this.#assertOpen();
-    return readTasksWithLabel(this.client, this.accountId, kind, id);
+    return readTasksWithLabel(this.client, this.accountId, kind, id, pending);
   }
 
   async childrenOf(parentIds: readonly string[]): Promise<readonly Task[]> {

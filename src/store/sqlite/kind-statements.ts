@@ -1,9 +1,9 @@
 import { byKind, type NamedKind, type RecordsByKind, type SyncKind } from '../../domain/sync.js';
 import { invalid } from '../../domain/errors.js';
 import { kindCodec, type KindCodec } from '../kinds/codec.js';
-import { KIND_STORAGE, LABEL_ID_COLUMN } from '../kinds/records.js';
+import { KIND_STORAGE, LABEL_ID_COLUMN, LABEL_NAME_COLUMN } from '../kinds/records.js';
 import type { Stamp } from '../stamp.js';
-import type { ListQuery } from '../store.js';
+import type { LabelPending, ListQuery } from '../store.js';
 import { SQLITE_CODEC } from './codec.js';
 import type { SqliteDatabase } from './connection.js';
 import { isUniqueViolation } from './sqlite-errors.js';
@@ -153,7 +153,7 @@ function prepareWriter<K extends SyncKind>(db: SqliteDatabase, kind: K): RecordW
 /** The live record of a named kind by name, and the live tasks that carry a label. */
 export interface LabelReads {
   findLive<K extends NamedKind>(kind: K, accountId: number, name: string): RecordsByKind[K] | undefined;
-  withLabel(kind: NamedKind, accountId: number, labelId: string): RecordsByKind['task'][];
+  withLabel(kind: NamedKind, accountId: number, labelId: string, pending?: LabelPending): RecordsByKind['task'][];
   childrenOf(accountId: number, parentIds: readonly string[]): RecordsByKind['task'][];
 }
 
@@ -180,11 +180,22 @@ export function prepareLabelReads(db: SqliteDatabase): LabelReads {
       )
       .raw();
   };
+  // The name is compared here, row by row in SQLite, so that tasks showing it already are never
+  // decoded: a rename shown ahead reads only what it is to write.
+  const tasksPending = (kind: NamedKind) =>
+    db
+      .prepare<[accountId: number, labelId: string, shownName: string | null, limit: number], Tuple>(
+        `SELECT ${selectList(SQLITE_KINDS.task)} FROM tasks INDEXED BY tasks_live_by_${kind}
+         WHERE account_id = ? AND ${LABEL_ID_COLUMN[kind]} = ? AND deleted IS NULL
+           AND ${LABEL_NAME_COLUMN[kind]} IS NOT ? ORDER BY rev LIMIT ?`,
+      )
+      .raw();
   const live: { readonly [K in NamedKind]: (accountId: number, name: string) => RecordsByKind[K] | undefined } = {
     project: liveByName('project'),
     context: liveByName('context'),
   };
   const labelled = { project: tasksWith('project'), context: tasksWith('context') };
+  const pendingOf = { project: tasksPending('project'), context: tasksPending('context') };
   const children = db
     .prepare<[accountId: number, parentIds: string], Tuple>(
       `SELECT ${selectList(SQLITE_KINDS.task)} FROM tasks INDEXED BY tasks_children
@@ -194,8 +205,11 @@ export function prepareLabelReads(db: SqliteDatabase): LabelReads {
     .raw();
   return {
     findLive: (kind, accountId, name) => live[kind](accountId, name),
-    withLabel: (kind, accountId, labelId) =>
-      labelled[kind].all(accountId, labelId).map((row) => SQLITE_KINDS.task.fromTuple(row)),
+    withLabel: (kind, accountId, labelId, pending) =>
+      (pending === undefined
+        ? labelled[kind].all(accountId, labelId)
+        : pendingOf[kind].all(accountId, labelId, pending.shown?.name ?? null, pending.limit)
+      ).map((row) => SQLITE_KINDS.task.fromTuple(row)),
     childrenOf: (accountId, parentIds) =>
       children.all(accountId, JSON.stringify(parentIds)).map((row) => SQLITE_KINDS.task.fromTuple(row)),
   };

@@ -3,7 +3,7 @@ import type { Micros } from '../../domain/time.js';
 import type { DraftsByKind, NamedKind, RecordsByKind, SyncKind, WriteOutcome } from '../../domain/sync.js';
 import type { Task } from '../../domain/task.js';
 import { Stamper, type Stamp } from '../stamp.js';
-import type { KeptOutcome, WriteTx } from '../store.js';
+import type { KeptOutcome, LabelPending, WriteTx } from '../store.js';
 import type { KeptOutcomes } from './kept-outcomes.js';
 import type { RecordWrites } from './record-writes.js';
 
@@ -45,9 +45,9 @@ export class SqliteWriteTx implements WriteTx {
     return this.records.labels.findLive(kind, this.accountId, name);
   }
 
-  async withLabel(kind: NamedKind, id: string): Promise<readonly Task[]> {
+  async withLabel(kind: NamedKind, id: string, pending?: LabelPending): Promise<readonly Task[]> {
     this.#assertOpen();
-    return this.records.labels.withLabel(kind, this.accountId, id);
+    return this.records.labels.withLabel(kind, this.accountId, id, pending);
   }
 
   async childrenOf(parentIds: readonly string[]): Promise<readonly Task[]> {
