@@ -1,5 +1,5 @@
 import type { NamedKind } from '../domain/sync.js';
-import { TASK_FIELDS, type Label, type Task } from '../domain/task.js';
+import type { Label, Task } from '../domain/task.js';
 import type { Store, WriteTx } from '../store/store.js';
 
 /**
@@ -78,11 +78,6 @@ async function showAsStored(store: Store, accountId: number, changes: readonly L
     const label = stored === undefined || stored.deleted !== null ? null : { id, name: stored.name };
     await showLabelAhead(store, accountId, { kind, id, label });
   }
-}
-
-/** Whether `task` already shows `label` as the kind's label: a rewrite would change nothing. */
-export function showsLabel(task: Task, kind: NamedKind, label: Label | null): boolean {
-  return TASK_FIELDS[kind].same(task[kind], label);
 }
 
 /** `task` showing `label` as the kind's label. */

@@ -13,7 +13,7 @@ import { writeOnce, type WriteRequest } from './idempotency.js';
 import { newRecordId } from './ids.js';
 import type { ImportChange } from './tasks.js';
 import { sameContext, sameProject } from '../domain/unchanged.js';
-import { LABEL_COMMIT, showingLabel, showsLabel, writeShowingLabelsAhead, type LabelBound } from './labels-ahead.js';
+import { LABEL_COMMIT, showingLabel, writeShowingLabelsAhead, type LabelBound } from './labels-ahead.js';
 
 /** How a client's change applies to each named kind. */
 const MERGE: {
@@ -128,10 +128,10 @@ async function showOnTasks<K extends NamedKind>(
   let rewritten = 0;
   for (const saved of touched.changed()) {
     const label = saved.deleted === null ? { id: saved.id, name: saved.name } : null;
-    const pending =
-      bound === 'unbounded'
-        ? (await tx.withLabel(kind, saved.id)).filter((task) => !showsLabel(task, kind, label))
-        : await tx.withLabel(kind, saved.id, { shown: label, limit: LABEL_COMMIT + 1 });
+    const pending = await tx.withLabel(kind, saved.id, {
+      shown: label,
+      ...(bound === 'unbounded' ? {} : { limit: LABEL_COMMIT + 1 }),
+    });
     if (bound !== 'unbounded' && pending.length > LABEL_COMMIT) {
       bound.large.push({ kind, id: saved.id, label });
       continue;

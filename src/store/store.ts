@@ -57,16 +57,16 @@ export interface ListSnapshot<T> {
   close(): Promise<void>;
 }
 
+/** Which of a label's tasks `WriteTx.withLabel` reads: those not showing `shown`, at most `limit` (all without). */
+export interface LabelPending {
+  readonly shown: Label | null;
+  readonly limit?: number;
+}
+
 /**
  * The writes of one request for one account, inside one transaction that holds the account's
  * change-number lock. Each put stamps the record with the account's next `rev` and `updated`.
  */
-/** Which of a label's tasks `WriteTx.withLabel` reads: those not showing `shown`, at most `limit`. */
-export interface LabelPending {
-  readonly shown: Label | null;
-  readonly limit: number;
-}
-
 export interface WriteTx {
   /** The account's record of that kind and id, deleted ones included. */
   get<K extends SyncKind>(kind: K, id: string): Promise<RecordsByKind[K] | undefined>;

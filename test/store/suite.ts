@@ -945,7 +945,7 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
         });
       });
 
-      it("reads those of a label's live tasks not showing it yet, in rev order, up to a limit", async () => {
+      it("reads those of a label's live tasks not showing it yet, in rev order, up to a limit or all", async () => {
         const accountId = await newAccountId();
         const work = { id: 'p-work', name: 'Work' };
         const office = { id: 'p-work', name: 'Office' };
@@ -962,13 +962,15 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
           };
         });
         await tx(store, accountId, async (w) => {
-          const pending = (shown: typeof office | null, limit: number) =>
-            w.withLabel('project', work.id, { shown, limit });
+          const pending = (shown: typeof office | null, limit?: number) =>
+            w.withLabel('project', work.id, { shown, ...(limit === undefined ? {} : { limit }) });
           expect(await pending(office, 10)).toEqual([tasks.call, tasks.mail, tasks.file]);
           expect(await pending(office, 2)).toEqual([tasks.call, tasks.mail]);
+          expect(await pending(office)).toEqual([tasks.call, tasks.mail, tasks.file]);
           expect(await pending(work, 10)).toEqual([tasks.shown]);
           // Deleted: every live task that carries it.
           expect(await pending(null, 10)).toEqual([tasks.call, tasks.mail, tasks.shown, tasks.file]);
+          expect(await pending(null)).toEqual([tasks.call, tasks.mail, tasks.shown, tasks.file]);
           expect(await w.withLabel('context', phone.id, { shown: { ...phone, name: '@mobile' }, limit: 10 })).toEqual([
             tasks.call,
             tasks.shown,
@@ -981,6 +983,7 @@ export function storeSuite(name: string, open: (options?: OpenOptions) => Promis
           const pending = await w.withLabel('project', work.id, { shown: office, limit: 10 });
           expect(pending).toEqual([tasks.call, tasks.file, added]);
           expect(pending).not.toContainEqual(renamed);
+          expect(await w.withLabel('project', work.id, { shown: office })).toEqual(pending);
         });
       });
     });

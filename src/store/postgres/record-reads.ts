@@ -52,7 +52,7 @@ export function readTasksWithLabel(
   return KIND_TABLES.task.select(
     db,
     `${live} AND ${LABEL_NAME_COLUMN[kind]} IS DISTINCT FROM $3 ORDER BY rev LIMIT $4`,
-    [accountId, id, pending.shown?.name ?? null, pending.limit],
+    [accountId, id, pending.shown?.name ?? null, pending.limit ?? null],
   );
 }
 

@@ -208,7 +208,7 @@ export function prepareLabelReads(db: SqliteDatabase): LabelReads {
     withLabel: (kind, accountId, labelId, pending) =>
       (pending === undefined
         ? labelled[kind].all(accountId, labelId)
-        : pendingOf[kind].all(accountId, labelId, pending.shown?.name ?? null, pending.limit)
+        : pendingOf[kind].all(accountId, labelId, pending.shown?.name ?? null, pending.limit ?? -1)
       ).map((row) => SQLITE_KINDS.task.fromTuple(row)),
     childrenOf: (accountId, parentIds) =>
       children.all(accountId, JSON.stringify(parentIds)).map((row) => SQLITE_KINDS.task.fromTuple(row)),
