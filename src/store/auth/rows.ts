@@ -172,10 +172,23 @@ export const SESSION = rowShape(
   { ...qualified('a', ACCOUNT_COLUMNS), session_created: 's.created', last_seen: 's.last_seen' },
 );
 
+/** What the token check reads of the token, besides its hash and account. */
+const GRANT_TOKEN_COLUMNS = ['scope', 'expires_at', 'revoked_at'] as const;
+
+/**
+ * Every column the token check (TOKEN_GRANT) reads, by table: only a change to one of these (or a
+ * row added or removed) can change its answer. SQLite's remembered lookups last until one does
+ * (store/sqlite/grant-version.ts).
+ */
+export const TOKEN_GRANT_READS = {
+  accounts: Object.keys(ACCOUNT_COLUMNS),
+  tokens: ['hash', 'account_id', ...GRANT_TOKEN_COLUMNS],
+} as const satisfies Record<string, readonly string[]>;
+
 /** A token joined with its account, for the token check: `FROM tokens t JOIN accounts a`. */
 export const TOKEN_GRANT = rowShape(
   'tokens',
-  { ...ACCOUNT_COLUMNS, ...pick(TOKENS, ['scope', 'expires_at', 'revoked_at']) },
+  { ...ACCOUNT_COLUMNS, ...pick(TOKENS, GRANT_TOKEN_COLUMNS) },
   (row): TokenGrant => ({
     account: accountOf(row),
     scope: scopeOf(row.scope),

@@ -2,6 +2,7 @@ import { NAMED_OUTBOX, REMINDER_EVENTS, WANTED_EVENTS, WEBHOOKS_SCHEMA } from '.
 import { pendingMigrations, type Migration } from '../schema-version.js';
 import { NEW_EPOCH_SQL } from './epoch.js';
 import { AUTH_SCHEMA } from './auth-schema.js';
+import { GRANT_VERSION } from './grant-version.js';
 import type { SqliteDatabase } from './connection.js';
 
 /*
@@ -250,6 +251,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 11, name: 'reminders firing as reminder.due', sql: REMINDER_EVENTS },
   { version: 12, name: 'the outbox keeps what a hook wants', sql: WANTED_EVENTS },
   { version: 13, name: 'the outbox names a change, its record stays in its table', sql: NAMED_OUTBOX },
+  { version: 14, name: 'token lookups kept until a token or account changes', sql: GRANT_VERSION },
 ];
 
 const CREATE_MIGRATIONS_TABLE = `

@@ -25,6 +25,7 @@ import { prepareRecordWrites, type RecordWrites } from './record-writes.js';
 import { Snapshots } from './snapshot.js';
 import { isBusy } from './sqlite-errors.js';
 import { GrantCache } from './grant-cache.js';
+import { GRANT_VERSION_SQL } from './grant-version.js';
 import { GroupCommit } from './group-commit.js';
 import { UNSYNCED, WalSync, type CommitDurability } from './wal-sync.js';
 import { SqliteWriteTx } from './write-tx.js';
@@ -365,6 +366,7 @@ export class SqliteStore implements Store {
   #prepareReads(): ReadStatements {
     const accounts = new AccountReads(this.#reader);
     const dataVersion = this.#reader.prepare<[], number>('PRAGMA data_version').pluck();
+    const grantVersion = this.#reader.prepare<[], number>(GRANT_VERSION_SQL).pluck();
     return {
       accounts,
       records: prepareGetters(this.#reader),
@@ -374,6 +376,7 @@ export class SqliteStore implements Store {
       dueReminders: prepareDueReminders(this.#reader),
       grants: new GrantCache(
         () => dataVersion.get() ?? 0,
+        () => grantVersion.get(),
         (hash) => accounts.findToken(hash),
       ),
     };
