@@ -170,6 +170,7 @@ export function reportMarkdown(
     'npm run bench -- --only A,E    # some scenarios (A B C D E F G G2 R V T W); prints the table, leaves this file alone',
     'npm run bench -- --only G,G2   # the PostgreSQL part alone (about 4 minutes)',
     'npm run bench -- --only W      # webhooks, waits and reminders (issue #24) alone (about 3 minutes)',
+    'bash tools/bench/count-instructions.sh 1000 none   # instructions a create, counted by callgrind (needs valgrind)',
     '```',
     '',
     'Options: `--seconds N` (measured seconds per load, default 5), `--connections N` (default 32), ' +
