@@ -118,6 +118,38 @@ describe.each(['sqlite', 'postgres'] as const)('outbox notes on %s', (engine) =>
     }
     expect(heard.notes.filter((note) => note.type === 'outbox' && note.accountId === plain.id)).toEqual([]);
   });
+
+  it('tells outbox from the first commit after a hook is added or turned on, and not after it is turned off or removed', async () => {
+    const store = await ENGINES[engine]();
+    const account = await store.createAccount({ username: 'later', passwordHash: null, timezone: 'UTC' });
+    // Another hooked account's note marks where the notes of each step end (PostgreSQL tells in commit order).
+    const marker = await store.createAccount({ username: 'marker', passwordHash: null, timezone: 'UTC' });
+    const hook = { url: 'https://example.com/', events: ['*'], active: true, secret: 'whsec_x', created: 1 };
+    expect(await store.webhooks.insert(marker.id, { ...hook, id: 'm' }, 20)).not.toBe('full');
+    const heard = hear(store);
+    if (engine === 'postgres') await heard.next((note) => note.type === 'resync');
+    let step = 0;
+    /** Whether a task written for the account now is told as outbox. */
+    const told = async (): Promise<boolean> => {
+      step += 1;
+      const from = heard.notes.length;
+      await store.write(account.id, async (tx) => tx.put('task', taskDraft(`step-${step}`)));
+      const marked = heard.next((note) => note.type === 'outbox' && note.accountId === marker.id);
+      await store.write(marker.id, async (tx) => tx.put('task', taskDraft(`marker-${step}`)));
+      await marked;
+      return heard.notes.slice(from).some((note) => note.type === 'outbox' && note.accountId === account.id);
+    };
+    expect(await told()).toBe(false);
+    expect(await told()).toBe(false);
+    expect(await store.webhooks.insert(account.id, { ...hook, id: 'h' }, 20)).not.toBe('full');
+    expect(await told()).toBe(true);
+    await store.webhooks.update(account.id, 'h', { active: false, updated: 2 });
+    expect(await told()).toBe(false);
+    await store.webhooks.update(account.id, 'h', { active: true, updated: 3 });
+    expect(await told()).toBe(true);
+    expect(await store.webhooks.remove(account.id, 'h')).toBe(true);
+    expect(await told()).toBe(false);
+  });
 });
 
 describe('the change feed across PostgreSQL processes', () => {

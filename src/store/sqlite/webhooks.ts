@@ -51,6 +51,9 @@ function hookOf(row: HookRow): StoredWebhook {
   };
 }
 
+/** Bound on hasActiveHook's remembered answers (one per account that wrote). */
+const MAX_KNOWN_ACCOUNTS = 100_000;
+
 /** What the sender runs for each batch of deliveries, prepared once per store. */
 function prepareHookStatements(db: SqliteDatabase) {
   return {
@@ -107,6 +110,11 @@ export class SqliteWebhookStore implements WebhookStore {
   ) {}
 
   #activeHook: Statement<[number], number> | undefined;
+  /**
+   * hasActiveHook's answers, until this store next writes a hook: this process is the only one
+   * that writes hooks to the file (the admin commands leave them alone), so none goes stale.
+   */
+  readonly #hooked = new Map<number, boolean>();
   #prepared: HookStatements | undefined;
 
   /** The sender's statements, prepared once (better-sqlite3 compiles at each prepare), after migration. */
@@ -121,10 +129,26 @@ export class SqliteWebhookStore implements WebhookStore {
    * only the changes a hook wants). Prepared on first use, once the store is migrated.
    */
   hasActiveHook(accountId: number): boolean {
+    const known = this.#hooked.get(accountId);
+    if (known !== undefined) return known;
     this.#activeHook ??= this.db
       .prepare<[number], number>('SELECT 1 FROM webhooks WHERE account_id = ? AND active = 1 LIMIT 1')
       .pluck();
-    return this.#activeHook.get(accountId) !== undefined;
+    const hooked = this.#activeHook.get(accountId) !== undefined;
+    if (this.#hooked.size >= MAX_KNOWN_ACCOUNTS) this.#hooked.clear();
+    this.#hooked.set(accountId, hooked);
+    return hooked;
+  }
+
+  /** Runs a job that may add, change, turn off or remove a hook: hasActiveHook asks again after it. */
+  #writeHooks<T>(job: () => T): Promise<T> {
+    return this.run(() => {
+      try {
+        return job();
+      } finally {
+        this.#hooked.clear();
+      }
+    });
   }
 
   list(accountId: number): Promise<readonly StoredWebhook[]> {
@@ -137,7 +161,7 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   insert(accountId: number, hook: NewWebhook, max: number): Promise<StoredWebhook | 'full'> {
-    return this.run(() => {
+    return this.#writeHooks(() => {
       const row = this.db
         .prepare<[Record<string, string | number>], HookRow>(
           `INSERT INTO webhooks (account_id, id, url, events, active, secret, created, updated, delivered_rev)
@@ -161,7 +185,7 @@ export class SqliteWebhookStore implements WebhookStore {
 
   update(accountId: number, id: string, patch: WebhookPatch): Promise<StoredWebhook | undefined> {
     const active = patch.active === undefined ? null : patch.active ? 1 : 0;
-    return this.run(
+    return this.#writeHooks(
       () =>
         this.db
           .prepare<[Record<string, string | number | null>], HookRow>(
@@ -186,7 +210,7 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   remove(accountId: number, id: string): Promise<boolean> {
-    return this.run(() =>
+    return this.#writeHooks(() =>
       this.db.transaction((): boolean => {
         this.db.prepare('DELETE FROM webhook_deliveries WHERE account_id = ? AND hook_id = ?').run(accountId, id);
         return this.db.prepare('DELETE FROM webhooks WHERE account_id = ? AND id = ?').run(accountId, id).changes > 0;
@@ -220,7 +244,7 @@ export class SqliteWebhookStore implements WebhookStore {
     until: Micros | null,
   ): Promise<StoredWebhook | undefined> {
     const statements = this.#statements();
-    return this.run(() =>
+    return this.#writeHooks(() =>
       this.db.transaction((): StoredWebhook | undefined => {
         const row = statements.progress.get({
           rev: progress.deliveredRev,
