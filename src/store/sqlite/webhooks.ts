@@ -140,13 +140,13 @@ export class SqliteWebhookStore implements WebhookStore {
     return hooked;
   }
 
-  /** Runs a job that may add, change, turn off or remove a hook: hasActiveHook asks again after it. */
-  #writeHooks<T>(job: () => T): Promise<T> {
+  /** Runs a job that may add, change, turn off or remove a hook of the account: hasActiveHook asks again after it. */
+  #writeHooks<T>(accountId: number, job: () => T): Promise<T> {
     return this.run(() => {
       try {
         return job();
       } finally {
-        this.#hooked.clear();
+        this.#hooked.delete(accountId);
       }
     });
   }
@@ -161,7 +161,7 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   insert(accountId: number, hook: NewWebhook, max: number): Promise<StoredWebhook | 'full'> {
-    return this.#writeHooks(() => {
+    return this.#writeHooks(accountId, () => {
       const row = this.db
         .prepare<[Record<string, string | number>], HookRow>(
           `INSERT INTO webhooks (account_id, id, url, events, active, secret, created, updated, delivered_rev)
@@ -186,6 +186,7 @@ export class SqliteWebhookStore implements WebhookStore {
   update(accountId: number, id: string, patch: WebhookPatch): Promise<StoredWebhook | undefined> {
     const active = patch.active === undefined ? null : patch.active ? 1 : 0;
     return this.#writeHooks(
+      accountId,
       () =>
         this.db
           .prepare<[Record<string, string | number | null>], HookRow>(
@@ -210,7 +211,7 @@ export class SqliteWebhookStore implements WebhookStore {
   }
 
   remove(accountId: number, id: string): Promise<boolean> {
-    return this.#writeHooks(() =>
+    return this.#writeHooks(accountId, () =>
       this.db.transaction((): boolean => {
         this.db.prepare('DELETE FROM webhook_deliveries WHERE account_id = ? AND hook_id = ?').run(accountId, id);
         return this.db.prepare('DELETE FROM webhooks WHERE account_id = ? AND id = ?').run(accountId, id).changes > 0;
@@ -244,7 +245,8 @@ export class SqliteWebhookStore implements WebhookStore {
     until: Micros | null,
   ): Promise<StoredWebhook | undefined> {
     const statements = this.#statements();
-    return this.#writeHooks(() =>
+    // Progress may turn a failing hook off (API.md 4.7).
+    return this.#writeHooks(hook.accountId, () =>
       this.db.transaction((): StoredWebhook | undefined => {
         const row = statements.progress.get({
           rev: progress.deliveredRev,
