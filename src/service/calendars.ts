@@ -21,6 +21,7 @@ import type { Clock } from '../domain/time.js';
 import type { Store, WriteTx } from '../store/store.js';
 import { CalendarDataError, readCalendarResource } from './formats/calendar-resource.js';
 import { readTodo } from './formats/vtodo.js';
+import { deleteCollectionIn, trashCollectionAhead } from './collection-delete.js';
 import { writeLabels } from './labels.js';
 import { writeShowingLabelsAhead } from './labels-ahead.js';
 import type { ListingService } from './listing.js';
@@ -411,23 +412,15 @@ export class CalendarService {
     });
   }
 
-  /** DELETE of a collection: its tasks go to the trash, then the project is deleted. */
+  /**
+   * DELETE of a collection: its tasks go to the trash, then the project is deleted; on SQLite a
+   * large one is moved to the trash ahead, in commits other accounts' writes come between.
+   */
   async deleteCollection(account: Account, projectId: string): Promise<void> {
-    await this.store.write(account.id, async (tx) => {
-      const existing = await tx.get('project', projectId);
-      if (existing === undefined || existing.deleted !== null) throw new CalendarError({ kind: 'not_found' });
-      const now = this.now();
-      // Subtasks follow their parent (service/subtasks.ts): only the top of each subtree is written.
-      for (const task of await tx.withLabel('project', projectId)) {
-        if (task.parentId !== null) continue;
-        await upsertOne(
-          tx,
-          account.timezone,
-          { id: task.id, project: null, ...(task.trashed === null ? { trashed: now } : {}) },
-          now,
-        );
-      }
-      await writeLabels(tx, 'project', [{ id: projectId, deleted: now }], false);
-    });
+    await trashCollectionAhead(this.store, account.id, account.timezone, projectId, this.now);
+    const deleted = await this.store.write(account.id, (tx) =>
+      deleteCollectionIn(tx, account.timezone, projectId, this.now()),
+    );
+    if (!deleted) throw new CalendarError({ kind: 'not_found' });
   }
 }

@@ -31,8 +31,8 @@ class LargeLabelChanges extends Error {
 
 /**
  * How many tasks one commit may rewrite for a label: all of them (PostgreSQL, imports, a CalDAV
- * calendar deleted), or
- * up to LABEL_COMMIT, a larger change being noted in `large` and left for showLabelAhead.
+ * calendar deleted, whose tasks left it ahead: collection-delete.ts), or up to LABEL_COMMIT, a
+ * larger change being noted in `large` and left for showLabelAhead.
  */
 export type LabelBound = 'unbounded' | { readonly large: LargeLabelChange[] };
 

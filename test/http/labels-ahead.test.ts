@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { WINDOW_MS } from '../../src/http/load-shedder.js';
 import { writeLabels } from '../../src/service/labels.js';
+import { deleteCollectionIn } from '../../src/service/collection-delete.js';
 import { upsertOne } from '../../src/service/tasks.js';
 import type { Store } from '../../src/store/store.js';
 import { ENGINES } from '../support/harness.js';
@@ -133,6 +134,58 @@ describe.each(ENGINES)('a label of many tasks on %s', (engine) => {
       expect(answeredFirst).toBeGreaterThan(0);
       expect((await ahead.client.listTasks()).entries.every((task) => task.project === 'Garden')).toBe(true);
       expect(((await store.head(aheadId))?.rev ?? 0) - headBefore).toBe(planted + 1);
+    },
+  );
+
+  it(
+    'deletes a calendar through CalDAV while another account writes, its tasks (subtasks too) in the trash as one commit would',
+    { timeout: 300_000 },
+    async () => {
+      const { store, ahead, reference, aheadId, referenceId, project, referenceProject } = await twins(planted);
+      // Subtasks follow their parent: of the first 600 tasks, each even one a child of the next,
+      // whose later change puts it after its child in `rev` order, so that a slice of the project
+      // holds children whose parents come in the next.
+      for (const accountId of [aheadId, referenceId]) {
+        await store.write(accountId, async (tx) => {
+          const now = Date.now() * 1000;
+          for (let index = 0; index < 600; index += 2) {
+            await upsertOne(tx, 'UTC', { id: `t${index}`, parentId: `t${index + 1}` }, now);
+          }
+          for (let index = 1; index < 600; index += 2) {
+            await upsertOne(tx, 'UTC', { id: `t${index}`, title: 'parent' }, now);
+          }
+        });
+      }
+      await sleep(3 * WINDOW_MS);
+      const { client: other } = await suite().newClient();
+      const start = await ahead.client.listTasks();
+      const headBefore = (await store.head(aheadId))?.rev ?? 0;
+      let deleted = false;
+      const deleting = dav(suite().harness.app, ahead.user, {
+        method: 'DELETE',
+        url: `/dav/calendars/${ahead.user.username}/${project.id}/`,
+      }).finally(() => {
+        deleted = true;
+      });
+      let answeredFirst = 0;
+      while (!deleted) {
+        await other.createTask({ title: 'meanwhile' });
+        if (!deleted) answeredFirst += 1;
+      }
+      expect((await deleting).status).toBe(204);
+      expect(answeredFirst).toBeGreaterThan(0);
+
+      await store.write(referenceId, (tx) => deleteCollectionIn(tx, 'UTC', referenceProject.id, Date.now() * 1000));
+      const trashShape = (tasks: readonly WireTask[]) =>
+        new Map(tasks.map((task) => [task.id, [task.project, task.parent_id, task.trashed !== null].join('|')]));
+      const after = (await ahead.client.listTasks()).entries;
+      expect(trashShape(after)).toEqual(trashShape((await reference.client.listTasks()).entries));
+      expect(after.filter((task) => task.project !== null || task.trashed === null)).toEqual([]);
+      expect(ok(await ahead.client.get('/v1/projects'), projectList).entries).toEqual([]);
+      // Each task written once, and the project.
+      expect(((await store.head(aheadId))?.rev ?? 0) - headBefore).toBe(planted + 1);
+      const synced = await changesAfter(ahead.client, start.cursor);
+      expect(synced).toHaveLength(planted);
     },
   );
 
