@@ -26,7 +26,7 @@ import { writeLabels } from './labels.js';
 import { writeShowingLabelsAhead } from './labels-ahead.js';
 import type { ListingService } from './listing.js';
 import { withinQuota } from './storage-quota.js';
-import { upsertOne } from './tasks.js';
+import { upsertOne, writeWithSubtreesAhead } from './tasks.js';
 
 /**
  * CalDAV's use cases (CALDAV.md): tasks as resources of collections, collections as projects.
@@ -300,10 +300,11 @@ export class CalendarService {
   async delete(account: Account, collection: CollectionId, name: string, conditions: Conditions): Promise<void> {
     const found = await this.find(account.id, collection, name);
     if (found === undefined) throw new CalendarError({ kind: 'not_found' });
-    await this.store.write(account.id, async (tx) => {
+    // A large subtree below is deleted ahead, as /v1 does (tasks.ts).
+    await writeWithSubtreesAhead(this.store, account, this.now, 2, async (tx, bound) => {
       const current = await this.#stillAt(tx, found.id, collection, name);
       if (!holds(conditions, current)) throw new CalendarError({ kind: 'precondition_failed' });
-      await upsertOne(tx, account.timezone, { id: found.id, deleted: this.now() }, this.now());
+      await upsertOne(tx, account.timezone, { id: found.id, deleted: this.now() }, this.now(), bound);
     });
   }
 
@@ -319,7 +320,8 @@ export class CalendarService {
     const found = await this.find(account.id, from.collection, from.name);
     if (found === undefined) throw new CalendarError({ kind: 'not_found' });
     const occupant = await this.find(account.id, to.collection, to.name);
-    return this.store.write(account.id, async (tx) => {
+    // A large subtree below (of the task, or of the one it replaces) is changed ahead, as /v1 does.
+    return writeWithSubtreesAhead(this.store, account, this.now, 4, async (tx, bound) => {
       const current = await this.#stillAt(tx, found.id, from.collection, from.name);
       if (!holds(conditions, current)) throw new CalendarError({ kind: 'precondition_failed' });
       if (to.collection.kind === 'project') {
@@ -329,7 +331,7 @@ export class CalendarService {
       const replaced = occupant === undefined || occupant.id === found.id ? undefined : occupant;
       if (replaced !== undefined) {
         if (!conditions.overwrite) throw new CalendarError({ kind: 'precondition_failed' });
-        await upsertOne(tx, account.timezone, { id: replaced.id, deleted: this.now() }, this.now());
+        await upsertOne(tx, account.timezone, { id: replaced.id, deleted: this.now() }, this.now(), bound);
       }
       const withoutName = icalExtraLines(found.icalExtras)
         .filter((line) => !line.startsWith('X-TASK-SERVICE-RESOURCE:'))
@@ -345,6 +347,7 @@ export class CalendarService {
           icalExtras: `${named}${withoutName}`,
         },
         this.now(),
+        bound,
       );
       return { created: replaced === undefined };
     });

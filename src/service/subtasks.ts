@@ -99,9 +99,10 @@ export class LargeSubtrees extends Error {
 }
 
 /**
- * How large a subtree one commit may carry: unbounded (CalDAV, imports: one commit, as the
- * contract has it), or bounded: a larger one is noted in `large` and not carried, but for the
- * tasks whose subtree was written ahead, each with the state it was written ahead for.
+ * How large a subtree one commit may carry: unbounded (PostgreSQL, CalDAV's PUT, imports: one
+ * commit, as the contract has it), or bounded (tasks.ts, writeWithSubtreesAhead): a larger one is
+ * noted in `large` and not carried, but for the tasks whose subtree was written ahead, each with
+ * the state it was written ahead for.
  */
 export type SubtreeBound =
   'unbounded' | { readonly writtenAhead: ReadonlyMap<string, Task>; readonly large: LargeSubtree[] };

@@ -29,46 +29,56 @@ export class TaskService {
    * other accounts are not held meanwhile.
    */
   async upsert(account: Account, inputs: readonly TaskInput[], request: WriteRequest): Promise<WriteOutcome<'task'>> {
-    const writtenAhead = new Map<string, Task>();
+    const zone = account.timezone;
     // Each large subtree of the request once, and once more should a concurrent change have
     // made it differ from what was written ahead.
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        return await this.#upsertOnce(account, inputs, request, writtenAhead);
-      } catch (error) {
-        if (!(error instanceof LargeSubtrees) || attempt > 2 * inputs.length) throw error;
-        const context = treeContext(account.timezone, this.now());
-        for (const large of error.subtrees) {
-          const ahead = await writeSubtreeAhead(this.store, account.id, large, context);
-          writtenAhead.set(ahead.id, ahead);
-        }
-      }
-    }
-  }
-
-  #upsertOnce(
-    account: Account,
-    inputs: readonly TaskInput[],
-    request: WriteRequest,
-    writtenAhead: ReadonlyMap<string, Task>,
-  ): Promise<WriteOutcome<'task'>> {
-    const zone = account.timezone;
-    return this.store.write(account.id, async (tx) => {
-      const large: LargeSubtree[] = [];
-      // Where one account's commit holds no other (PostgreSQL), a subtree of any size is one commit.
-      const bound: SubtreeBound = this.store.oneWriterForAll ? { writtenAhead, large } : 'unbounded';
-      const outcome = await writeOnce(tx, 'task', request.idempotency, this.now(), () =>
+    return writeWithSubtreesAhead(this.store, account, this.now, 2 * inputs.length, (tx, bound) =>
+      writeOnce(tx, 'task', request.idempotency, this.now(), () =>
         withinQuota(tx, this.quota, async () => ({
           kind: 'task' as const,
           zone,
           many: request.many,
           records: await applyEach(inputs, request.many, (input) => upsertOne(tx, zone, input, this.now(), bound)),
         })),
-      );
-      // Every rule of the request passed: only now may its large subtrees be written ahead.
-      if (large.length > 0) throw new LargeSubtrees(large);
-      return outcome;
-    });
+      ),
+    );
+  }
+}
+
+/**
+ * Runs `work` in one write of the account, the changes it carries to subtrees bounded where one
+ * account's commit holds every other (SQLite): once every rule of `work` passed, a change carried
+ * to more than SUBTREE_COMMIT tasks below is written ahead in commits of that many
+ * (subtree-ahead.ts), and `work` runs again, writing the task itself last; other accounts are not
+ * held meanwhile. Where a commit holds its own account only (PostgreSQL), a subtree of any size
+ * is one commit. After `retries` rounds of writing ahead, what is still large fails the request.
+ */
+export async function writeWithSubtreesAhead<T>(
+  store: Store,
+  account: Account,
+  now: Clock,
+  retries: number,
+  work: (tx: WriteTx, bound: SubtreeBound) => Promise<T>,
+): Promise<T> {
+  const writtenAhead = new Map<string, Task>();
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await store.write(account.id, async (tx) => {
+        const large: LargeSubtree[] = [];
+        const bound: SubtreeBound = store.oneWriterForAll ? { writtenAhead, large } : 'unbounded';
+        const result = await work(tx, bound);
+        // Every rule of the request passed: only now may its large subtrees be written ahead.
+        if (large.length > 0) throw new LargeSubtrees(large);
+        return result;
+      });
+    } catch (error) {
+      if (!(error instanceof LargeSubtrees) || attempt > retries) throw error;
+      const context = treeContext(account.timezone, now());
+      for (const large of error.subtrees) {
+        const ahead = await writeSubtreeAhead(store, account.id, large, context);
+        writtenAhead.set(ahead.id, ahead);
+      }
+    }
   }
 }
 

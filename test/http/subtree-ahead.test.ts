@@ -11,6 +11,8 @@ import type { Store } from '../../src/store/store.js';
 import { ENGINES } from '../support/harness.js';
 import { expectInvalid, type Client, type WireTask } from './support/api.js';
 import { useHarness } from './support/setup.js';
+import { dav } from '../dav/support.js';
+import { defaultResourceName } from '../../src/domain/calendar.js';
 
 /** A root with `wide` children, each with `deep` children of its own: wide × (deep + 1) below. */
 async function plantTree(store: Store, accountId: number, wide: number, deep: number): Promise<void> {
@@ -42,7 +44,7 @@ async function changesAfter(client: Client, cursor: string): Promise<WireTask[]>
 }
 
 describe.each(ENGINES)('a subtree of 10,000 tasks on %s', (engine) => {
-  const suite = useHarness(engine);
+  const suite = useHarness(engine, { app: { caldav: true } });
 
   it('moves in one request while another account writes, as one commit would', { timeout: 300_000 }, async () => {
     const store = suite().harness.store;
@@ -88,6 +90,80 @@ describe.each(ENGINES)('a subtree of 10,000 tasks on %s', (engine) => {
     const synced = await changesAfter(mover.client, start.cursor);
     expect(synced).toHaveLength(10_001);
     expect(new Set(synced.map((task) => task.rev)).size).toBe(10_001);
+  });
+
+  it(
+    'deletes through CalDAV a task whose subtree is larger than one commit, while another account writes, as one commit would',
+    { timeout: 300_000 },
+    async () => {
+      const store = suite().harness.store;
+      const ahead = await suite().newClient();
+      const reference = await suite().newClient();
+      const { client: other } = await suite().newClient();
+      for (const { user } of [ahead, reference]) await plantTree(store, await suite().accountIdOf(user), 100, 99);
+      await sleep(3 * WINDOW_MS);
+      const start = await ahead.client.listTasks();
+      const referenceStart = await reference.client.listTasks();
+      const projectId = start.entries.find((task) => task.id === 'root')?.project_id ?? '';
+      const aheadId = await suite().accountIdOf(ahead.user);
+      const headBefore = (await store.head(aheadId))?.rev ?? 0;
+
+      let deleted = false;
+      const deleting = dav(suite().harness.app, ahead.user, {
+        method: 'DELETE',
+        url: `/dav/calendars/${ahead.user.username}/${projectId}/${defaultResourceName('root')}`,
+      }).finally(() => {
+        deleted = true;
+      });
+      let answeredFirst = 0;
+      while (!deleted) {
+        await other.createTask({ title: 'meanwhile' });
+        if (!deleted) answeredFirst += 1;
+      }
+      expect((await deleting).status).toBe(204);
+      expect(answeredFirst).toBeGreaterThan(0);
+
+      const referenceId = await suite().accountIdOf(reference.user);
+      await store.write(referenceId, (tx) => upsertOne(tx, 'UTC', { id: 'root', deleted: Date.now() * 1000 }, 0));
+      const synced = await changesAfter(ahead.client, start.cursor);
+      expect(synced).toHaveLength(10_001);
+      expect(shape(synced)).toEqual(shape(await changesAfter(reference.client, referenceStart.cursor)));
+      expect(synced.filter((task) => task.deleted === null)).toEqual([]);
+      expect(((await store.head(aheadId))?.rev ?? 0) - headBefore).toBe(10_001);
+    },
+  );
+
+  it('moves through CalDAV (MOVE) a task whose subtree is larger than one commit, as one commit would', async () => {
+    const store = suite().harness.store;
+    const ahead = await suite().newClient();
+    const reference = await suite().newClient();
+    for (const { user } of [ahead, reference]) await plantTree(store, await suite().accountIdOf(user), 12, 99);
+    await sleep(3 * WINDOW_MS);
+    const start = await ahead.client.listTasks();
+    const referenceStart = await reference.client.listTasks();
+    const projectId = start.entries.find((task) => task.id === 'root')?.project_id ?? '';
+    const calendars = `/dav/calendars/${ahead.user.username}`;
+    expect(
+      (await dav(suite().harness.app, ahead.user, { method: 'MKCALENDAR', url: `${calendars}/garden/` })).status,
+    ).toBe(201);
+    const moved = await dav(suite().harness.app, ahead.user, {
+      method: 'MOVE',
+      url: `${calendars}/${projectId}/${defaultResourceName('root')}`,
+      headers: { destination: `http://localhost${calendars}/garden/${defaultResourceName('root')}` },
+    });
+    expect(moved.status).toBe(201);
+
+    const referenceId = await suite().accountIdOf(reference.user);
+    await store.write(referenceId, async (tx) => {
+      await tx.put('project', { id: 'garden', name: 'garden', notes: '', archived: null, color: null, deleted: null });
+      await upsertOne(tx, 'UTC', { id: 'root', project: { id: 'garden' } }, 0);
+    });
+    const synced = await changesAfter(ahead.client, start.cursor);
+    expect(synced).toHaveLength(1_201);
+    // Written ahead on SQLite, the task itself comes last; in one commit (PostgreSQL), first.
+    expect(synced.at(engine === 'sqlite' ? -1 : 0)?.id).toBe('root');
+    expect(shape(synced)).toEqual(shape(await changesAfter(reference.client, referenceStart.cursor)));
+    expect(new Set(synced.map((task) => task.project_id))).toEqual(new Set(['garden']));
   });
 
   it(
