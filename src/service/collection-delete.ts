@@ -1,15 +1,17 @@
+import type { Account } from '../domain/account.js';
 import type { Task } from '../domain/task.js';
-import type { Micros } from '../domain/time.js';
+import type { Clock, Micros } from '../domain/time.js';
 import type { Store, WriteTx } from '../store/store.js';
 import { writeLabels } from './labels.js';
-import { upsertOne } from './tasks.js';
+import type { SubtreeBound } from './subtasks.js';
+import { upsertOne, writeWithSubtreesAhead } from './tasks.js';
 
 /**
  * Tasks of a deleted collection read per commit where one account's commit holds every other
  * (SQLite). Fewer than a rename's LABEL_COMMIT: each top-level one is a full task write (the
  * trash, the project, what follows below), about 0.2 ms each here, and 100 keep a commit near 20 ms.
  */
-const TRASH_COMMIT = 100;
+export const TRASH_COMMIT = 100;
 
 /**
  * A project's collection deleted in the caller's transaction (CALDAV.md: its tasks go to the
@@ -17,11 +19,17 @@ const TRASH_COMMIT = 100;
  * trash, its subtasks following (service/subtasks.ts), and the project is deleted. False, and
  * nothing written, when there is no such live project.
  */
-export async function deleteCollectionIn(tx: WriteTx, zone: string, projectId: string, now: Micros): Promise<boolean> {
+export async function deleteCollectionIn(
+  tx: WriteTx,
+  zone: string,
+  projectId: string,
+  now: Micros,
+  bound: SubtreeBound = 'unbounded',
+): Promise<boolean> {
   const existing = await tx.get('project', projectId);
   if (existing === undefined || existing.deleted !== null) return false;
   for (const task of await tx.withLabel('project', projectId)) {
-    if (task.parentId === null) await trashOutOf(tx, zone, task.id, task.trashed === null, now);
+    if (task.parentId === null) await trashOutOf(tx, zone, task, now, bound);
   }
   await writeLabels(tx, 'project', [{ id: projectId, deleted: now }], false);
   return true;
@@ -36,17 +44,17 @@ export async function deleteCollectionIn(tx: WriteTx, zone: string, projectId: s
  */
 export async function trashCollectionAhead(
   store: Store,
-  accountId: number,
-  zone: string,
+  account: Account,
   projectId: string,
-  now: () => Micros,
+  now: Clock,
 ): Promise<void> {
   if (!store.oneWriterForAll) return;
   // The first task of the last slice: each commit takes it out of the project, so meeting it again
   // would mean no way forward, and the last commit takes the rest.
   let lastFirst: string | undefined;
   for (;;) {
-    const first = await store.write(accountId, async (tx) => {
+    // A top-level task with a large subtree has it written ahead too (tasks.ts).
+    const first = await writeWithSubtreesAhead(store, account, now, 2 * TRASH_COMMIT, async (tx, bound) => {
       const existing = await tx.get('project', projectId);
       if (existing === undefined || existing.deleted !== null) return undefined;
       const slice = await tx.withLabel('project', projectId, { shown: null, limit: TRASH_COMMIT });
@@ -58,7 +66,7 @@ export async function trashCollectionAhead(
         tops.set(top.id, top);
       }
       const at = now();
-      for (const top of tops.values()) await trashOutOf(tx, zone, top.id, top.trashed === null, at);
+      for (const top of tops.values()) await trashOutOf(tx, account.timezone, top, at, bound);
       return slice[0]?.id;
     });
     if (first === undefined) return;
@@ -78,6 +86,7 @@ async function topOf(tx: WriteTx, task: Task): Promise<Task> {
   return current;
 }
 
-async function trashOutOf(tx: WriteTx, zone: string, id: string, trash: boolean, now: Micros): Promise<void> {
-  await upsertOne(tx, zone, { id, project: null, ...(trash ? { trashed: now } : {}) }, now);
+async function trashOutOf(tx: WriteTx, zone: string, task: Task, now: Micros, bound: SubtreeBound): Promise<void> {
+  const trash = task.trashed === null ? { trashed: now } : {};
+  await upsertOne(tx, zone, { id: task.id, project: null, ...trash }, now, bound);
 }

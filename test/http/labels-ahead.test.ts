@@ -154,6 +154,10 @@ describe.each(ENGINES)('a label of many tasks on %s', (engine) => {
           for (let index = 1; index < 600; index += 2) {
             await upsertOne(tx, 'UTC', { id: `t${index}`, title: 'parent' }, now);
           }
+          // And one subtree larger than a commit takes.
+          for (let index = 600; index <= 1100; index += 1) {
+            await upsertOne(tx, 'UTC', { id: `t${index}`, parentId: 't1101' }, now);
+          }
         });
       }
       await sleep(3 * WINDOW_MS);
@@ -186,6 +190,12 @@ describe.each(ENGINES)('a label of many tasks on %s', (engine) => {
       expect(((await store.head(aheadId))?.rev ?? 0) - headBefore).toBe(planted + 1);
       const synced = await changesAfter(ahead.client, start.cursor);
       expect(synced).toHaveLength(planted);
+      // On SQLite the large subtree was written ahead, deepest first: its top comes after it.
+      const revOf = new Map(synced.map((task) => [task.id, task.rev]));
+      const below = synced.filter((task) => task.parent_id === 't1101').map((task) => task.rev);
+      expect(below).toHaveLength(501);
+      const topLast = (revOf.get('t1101') ?? 0) > Math.max(...below);
+      expect(topLast).toBe(engine === 'sqlite');
     },
   );
 
