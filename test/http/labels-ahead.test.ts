@@ -22,6 +22,7 @@ import {
   type WireTask,
 } from './support/api.js';
 import { useHarness } from './support/setup.js';
+import { writingMeanwhile } from './support/meanwhile.js';
 import { dav, multistatus } from '../dav/support.js';
 
 /**
@@ -84,16 +85,11 @@ describe.each(ENGINES)('a label of many tasks on %s', (engine) => {
       const start = await ahead.client.listTasks();
       const headBefore = (await store.head(aheadId))?.rev ?? 0;
 
-      let renamed = false;
-      const renaming = ahead.client.createProject({ id: project.id, name: 'Garden' }).finally(() => {
-        renamed = true;
-      });
-      let answeredFirst = 0;
-      while (!renamed) {
-        await other.createTask({ title: 'meanwhile' });
-        if (!renamed) answeredFirst += 1;
-      }
-      expect((await renaming).name).toBe('Garden');
+      const { result: renamed, answeredFirst } = await writingMeanwhile(
+        other,
+        ahead.client.createProject({ id: project.id, name: 'Garden' }),
+      );
+      expect(renamed.name).toBe('Garden');
       expect(answeredFirst).toBeGreaterThan(0);
 
       await store.write(referenceId, (tx) =>
@@ -117,20 +113,15 @@ describe.each(ENGINES)('a label of many tasks on %s', (engine) => {
       const { store, ahead, aheadId, project } = await twins(planted);
       const { client: other } = await suite().newClient();
       const headBefore = (await store.head(aheadId))?.rev ?? 0;
-      let renamed = false;
-      const renaming = dav(suite().harness.app, ahead.user, {
-        method: 'PROPPATCH',
-        url: `/dav/calendars/${ahead.user.username}/${project.id}/`,
-        body: `<d:propertyupdate xmlns:d="DAV:"><d:set><d:prop><d:displayname>Garden</d:displayname></d:prop></d:set></d:propertyupdate>`,
-      }).finally(() => {
-        renamed = true;
-      });
-      let answeredFirst = 0;
-      while (!renamed) {
-        await other.createTask({ title: 'meanwhile' });
-        if (!renamed) answeredFirst += 1;
-      }
-      expect([...multistatus(await renaming).responses.values()][0]?.props.has('displayname')).toBe(true);
+      const { result: patched, answeredFirst } = await writingMeanwhile(
+        other,
+        dav(suite().harness.app, ahead.user, {
+          method: 'PROPPATCH',
+          url: `/dav/calendars/${ahead.user.username}/${project.id}/`,
+          body: `<d:propertyupdate xmlns:d="DAV:"><d:set><d:prop><d:displayname>Garden</d:displayname></d:prop></d:set></d:propertyupdate>`,
+        }),
+      );
+      expect([...multistatus(patched).responses.values()][0]?.props.has('displayname')).toBe(true);
       expect(answeredFirst).toBeGreaterThan(0);
       expect((await ahead.client.listTasks()).entries.every((task) => task.project === 'Garden')).toBe(true);
       expect(((await store.head(aheadId))?.rev ?? 0) - headBefore).toBe(planted + 1);
@@ -164,19 +155,14 @@ describe.each(ENGINES)('a label of many tasks on %s', (engine) => {
       const { client: other } = await suite().newClient();
       const start = await ahead.client.listTasks();
       const headBefore = (await store.head(aheadId))?.rev ?? 0;
-      let deleted = false;
-      const deleting = dav(suite().harness.app, ahead.user, {
-        method: 'DELETE',
-        url: `/dav/calendars/${ahead.user.username}/${project.id}/`,
-      }).finally(() => {
-        deleted = true;
-      });
-      let answeredFirst = 0;
-      while (!deleted) {
-        await other.createTask({ title: 'meanwhile' });
-        if (!deleted) answeredFirst += 1;
-      }
-      expect((await deleting).status).toBe(204);
+      const { result: deleted, answeredFirst } = await writingMeanwhile(
+        other,
+        dav(suite().harness.app, ahead.user, {
+          method: 'DELETE',
+          url: `/dav/calendars/${ahead.user.username}/${project.id}/`,
+        }),
+      );
+      expect(deleted.status).toBe(204);
       expect(answeredFirst).toBeGreaterThan(0);
 
       await store.write(referenceId, (tx) => deleteCollectionIn(tx, 'UTC', referenceProject.id, Date.now() * 1000));

@@ -11,6 +11,7 @@ import type { Store } from '../../src/store/store.js';
 import { ENGINES } from '../support/harness.js';
 import { expectInvalid, type Client, type WireTask } from './support/api.js';
 import { useHarness } from './support/setup.js';
+import { writingMeanwhile } from './support/meanwhile.js';
 import { dav } from '../dav/support.js';
 import { defaultResourceName } from '../../src/domain/calendar.js';
 
@@ -61,18 +62,12 @@ describe.each(ENGINES)('a subtree of 10,000 tasks on %s', (engine) => {
     const moverId = await suite().accountIdOf(mover.user);
     const headBefore = (await store.head(moverId))?.rev ?? 0;
 
-    let moveDone = false;
-    const moving = mover.client.createTask({ id: 'root', project: 'Garden' }).finally(() => {
-      moveDone = true;
-    });
     // Another account writes one task after the other while the move runs: some are answered
     // before the move is.
-    let answeredFirst = 0;
-    while (!moveDone) {
-      await other.createTask({ title: 'meanwhile' });
-      if (!moveDone) answeredFirst += 1;
-    }
-    const moved = await moving;
+    const { result: moved, answeredFirst } = await writingMeanwhile(
+      other,
+      mover.client.createTask({ id: 'root', project: 'Garden' }),
+    );
     expect(answeredFirst).toBeGreaterThan(0);
     expect(moved.project).toBe('Garden');
 
@@ -108,19 +103,14 @@ describe.each(ENGINES)('a subtree of 10,000 tasks on %s', (engine) => {
       const aheadId = await suite().accountIdOf(ahead.user);
       const headBefore = (await store.head(aheadId))?.rev ?? 0;
 
-      let deleted = false;
-      const deleting = dav(suite().harness.app, ahead.user, {
-        method: 'DELETE',
-        url: `/dav/calendars/${ahead.user.username}/${projectId}/${defaultResourceName('root')}`,
-      }).finally(() => {
-        deleted = true;
-      });
-      let answeredFirst = 0;
-      while (!deleted) {
-        await other.createTask({ title: 'meanwhile' });
-        if (!deleted) answeredFirst += 1;
-      }
-      expect((await deleting).status).toBe(204);
+      const { result: deleted, answeredFirst } = await writingMeanwhile(
+        other,
+        dav(suite().harness.app, ahead.user, {
+          method: 'DELETE',
+          url: `/dav/calendars/${ahead.user.username}/${projectId}/${defaultResourceName('root')}`,
+        }),
+      );
+      expect(deleted.status).toBe(204);
       expect(answeredFirst).toBeGreaterThan(0);
 
       const referenceId = await suite().accountIdOf(reference.user);
