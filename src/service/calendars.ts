@@ -21,7 +21,7 @@ import type { Clock } from '../domain/time.js';
 import type { Store, WriteTx } from '../store/store.js';
 import { CalendarDataError, readCalendarResource } from './formats/calendar-resource.js';
 import { readTodo } from './formats/vtodo.js';
-import { deleteCollectionIn, TRASH_COMMIT, trashCollectionAhead } from './collection-delete.js';
+import { trashAndDeleteCollection } from './collection-delete.js';
 import { writeLabels } from './labels.js';
 import { writeShowingLabelsAhead } from './labels-ahead.js';
 import type { ListingService } from './listing.js';
@@ -420,10 +420,7 @@ export class CalendarService {
    * large one is moved to the trash ahead, in commits other accounts' writes come between.
    */
   async deleteCollection(account: Account, projectId: string): Promise<void> {
-    await trashCollectionAhead(this.store, account, projectId, this.now);
-    const deleted = await writeWithSubtreesAhead(this.store, account, this.now, 2 * TRASH_COMMIT, (tx, bound) =>
-      deleteCollectionIn(tx, account.timezone, projectId, this.now(), bound),
-    );
+    const deleted = await trashAndDeleteCollection(this.store, account, projectId, this.now);
     if (!deleted) throw new CalendarError({ kind: 'not_found' });
   }
 }

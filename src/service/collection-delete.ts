@@ -11,7 +11,7 @@ import { upsertOne, writeWithSubtreesAhead } from './tasks.js';
  * (SQLite). Fewer than a rename's LABEL_COMMIT: each top-level one is a full task write (the
  * trash, the project, what follows below), about 0.2 ms each here, and 100 keep a commit near 20 ms.
  */
-export const TRASH_COMMIT = 100;
+const TRASH_COMMIT = 100;
 
 /**
  * A project's collection deleted in the caller's transaction (CALDAV.md: its tasks go to the
@@ -26,13 +26,35 @@ export async function deleteCollectionIn(
   now: Micros,
   bound: SubtreeBound = 'unbounded',
 ): Promise<boolean> {
-  const existing = await tx.get('project', projectId);
-  if (existing === undefined || existing.deleted !== null) return false;
+  if (!(await isLiveProject(tx, projectId))) return false;
   for (const task of await tx.withLabel('project', projectId)) {
     if (task.parentId === null) await trashOutOf(tx, zone, task, now, bound);
   }
   await writeLabels(tx, 'project', [{ id: projectId, deleted: now }], false);
   return true;
+}
+
+/**
+ * DELETE of a collection (CALDAV.md): on SQLite a large one has its tasks moved to the trash
+ * ahead (trashCollectionAhead), then deleteCollectionIn does the rest in one commit, a large
+ * subtree below one of its tasks written ahead as /v1 does (tasks.ts). False when there is no
+ * such live project.
+ */
+export async function trashAndDeleteCollection(
+  store: Store,
+  account: Account,
+  projectId: string,
+  now: Clock,
+): Promise<boolean> {
+  await trashCollectionAhead(store, account, projectId, now);
+  return writeWithSubtreesAhead(store, account, now, 2 * TRASH_COMMIT, (tx, bound) =>
+    deleteCollectionIn(tx, account.timezone, projectId, now(), bound),
+  );
+}
+
+async function isLiveProject(tx: WriteTx, projectId: string): Promise<boolean> {
+  const existing = await tx.get('project', projectId);
+  return existing !== undefined && existing.deleted === null;
 }
 
 /**
@@ -42,12 +64,7 @@ export async function deleteCollectionIn(
  * deleteCollectionIn then does the rest in one commit. A request cut short leaves the tasks in
  * the trash and the project as it was: a DELETE sent again finishes it.
  */
-export async function trashCollectionAhead(
-  store: Store,
-  account: Account,
-  projectId: string,
-  now: Clock,
-): Promise<void> {
+async function trashCollectionAhead(store: Store, account: Account, projectId: string, now: Clock): Promise<void> {
   if (!store.oneWriterForAll) return;
   // The first task of the last slice: each commit takes it out of the project, so meeting it again
   // would mean no way forward, and the last commit takes the rest.
@@ -55,8 +72,7 @@ export async function trashCollectionAhead(
   for (;;) {
     // A top-level task with a large subtree has it written ahead too (tasks.ts).
     const first = await writeWithSubtreesAhead(store, account, now, 2 * TRASH_COMMIT, async (tx, bound) => {
-      const existing = await tx.get('project', projectId);
-      if (existing === undefined || existing.deleted !== null) return undefined;
+      if (!(await isLiveProject(tx, projectId))) return undefined;
       const slice = await tx.withLabel('project', projectId, { shown: null, limit: TRASH_COMMIT });
       if (slice.length < TRASH_COMMIT || slice[0]?.id === lastFirst) return undefined;
       // Each task of the slice leaves with its top-level task, written once: its subtree follows it.
