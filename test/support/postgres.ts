@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 
 /** Where tests may create and drop databases; any database of the server works as the base. */
@@ -25,6 +26,10 @@ async function withAdminClient<T>(work: (client: pg.Client) => Promise<T>): Prom
   }
 }
 
+/** How long a drop waits for connections still closing: 20 × 50 ms, then they are cut. */
+const CLOSING_TRIES = 20;
+const CLOSING_WAIT_MS = 50;
+
 /** Creates an empty database `task_service_test_<random>` next to the base database. */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `task_service_test_${randomBytes(8).toString('hex')}`;
@@ -36,7 +41,19 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     url: url.toString(),
     name,
     drop: async () => {
-      await withAdminClient((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+      await withAdminClient(async (client) => {
+        // Connections still closing (a pool ending its clients) are let go by themselves first: one
+        // terminated mid-close raises an error its client no longer listens for (57P01).
+        for (let tries = 0; tries < CLOSING_TRIES; tries += 1) {
+          const open = await client.query<{ open: string }>(
+            'SELECT count(*) AS open FROM pg_stat_activity WHERE datname = $1',
+            [name],
+          );
+          if (Number(open.rows[0]?.open ?? 0) === 0) break;
+          await sleep(CLOSING_WAIT_MS);
+        }
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      });
     },
   };
 }
