@@ -22,6 +22,7 @@ import { ENGINES, startHarness, type Harness } from '../support/harness.js';
 import { Client, expectError, invalidParameter, ok } from './support/api.js';
 
 interface Received {
+  readonly path: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
 }
@@ -41,7 +42,7 @@ class Receiver {
       request.setEncoding('utf8');
       request.on('data', (chunk: string) => (body += chunk));
       request.on('end', () => {
-        const received = { headers: request.headers, body };
+        const received = { path: request.url ?? '', headers: request.headers, body };
         this.received.push(received);
         void this.held.then(() => {
           response.statusCode = this.answer(received);
@@ -224,6 +225,57 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
       reads: () => reads,
     };
   }
+
+  it("looks the account's hooks up about once a second while one is busy here, and starts one made meanwhile", async () => {
+    let lookups = 0;
+    const sending = harness.services.webhooks.sending;
+    const client = await start(true, undefined, {
+      ...sending,
+      pending: (...args) => {
+        lookups += 1;
+        return sending.pending(...args);
+      },
+    });
+    let release = (): void => undefined;
+    receiver.held = new Promise((resolve) => (release = resolve));
+    try {
+      ok(await client.post('/v1/webhooks', { url, events: ['*'] }), wireHook);
+      await client.createTask({ title: 'keeps the first hook busy' });
+      // Its first delivery waits for the held answer: the hook stays busy while the rest come.
+      await receiver.receivedCount(1);
+      const lookupsBefore = lookups;
+      const startedAt = performance.now();
+      for (let index = 0; index < 40; index++) {
+        await client.createTask({ title: `meanwhile ${index}` });
+        await sleep(15);
+      }
+      const seconds = (performance.now() - startedAt) / 1000;
+      // Before: a lookup per commit that came after a gathering (40 here).
+      expect(lookups - lookupsBefore).toBeLessThanOrEqual(2 + Math.floor(seconds));
+      ok(await client.post('/v1/webhooks', { url: `${url}?second`, events: ['*'] }), wireHook);
+      const made = performance.now();
+      const second = (): boolean => receiver.received.some((got) => got.path.endsWith('?second'));
+      for (let index = 0; !second() && performance.now() - made < 5000; index++) {
+        await client.createTask({ title: `for the second ${index}` });
+        await sleep(50);
+      }
+      expect(second()).toBe(true);
+      // Found by a lookup while the first was still busy: its first answer is still held.
+      expect(receiver.received.filter((got) => !got.path.endsWith('?second'))).toHaveLength(1);
+    } finally {
+      release();
+    }
+    // Both hooks go on to the end, every try delivered (none left to fail after this test).
+    await client.createTask({ title: 'last' });
+    const lastOf = (second: boolean): boolean =>
+      receiver.received.some(
+        (got) => got.path.endsWith('?second') === second && delivery.parse(JSON.parse(got.body)).data.title === 'last',
+      );
+    for (let tries = 0; !(lastOf(false) && lastOf(true)) && tries < 500; tries++) await sleep(10);
+    expect(lastOf(false) && lastOf(true)).toBe(true);
+    await outcomesCount(receiver.received.length);
+    expect(outcomes.filter((outcome) => outcome !== 'delivered')).toEqual([]);
+  });
 
   it.runIf(engine === 'sqlite')(
     'reads and renders the outbox on the delivery thread, never on the thread that answers requests',
