@@ -1,18 +1,23 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { machineBusyTicks, statTicks, TICKS_PER_SECOND } from './cpu.js';
 
 /*
  * Where a server's CPU went during a load, thread by thread: the request thread (the process's
  * main thread, which answers every request) apart from the rest (the delivery thread, libuv's
  * pool, V8's helpers), with the bench process (the load's driver and part W's receiver) and the
- * whole machine beside them. Part W tells by it whether a slower load was short of a core or
- * spent more per request.
+ * whole machine beside them, and how long the request thread was ready to run but waited for a
+ * core. Part W tells by it whether a slower load was short of a core or spent more per request.
  */
 
 /** Average cores kept busy over a stretch. */
 export interface CoresUsed {
   /** The server's main thread. */
   readonly requestThread: number;
+  /**
+   * The time the main thread was ready to run but every core was taken, in cores too (Linux's
+   * schedstat; null where the kernel does not keep it).
+   */
+  readonly requestThreadWaiting: number | null;
   /** The server's other threads together. */
   readonly otherThreads: number;
   /** The bench process itself (it hosts part W's receiver). */
@@ -23,6 +28,8 @@ export interface CoresUsed {
 
 interface Ticks {
   readonly main: number;
+  /** ns the main thread has waited on a run queue (schedstat's second field), when known. */
+  readonly mainWaitedNs: number | null;
   readonly others: number;
   readonly bench: number;
   readonly machine: number;
@@ -44,7 +51,17 @@ async function ticksOf(pid: number): Promise<Ticks> {
     else others += ticks;
   }
   const bench = (await statTicks('/proc/self/stat')).own;
-  return { main, others, bench, machine: await machineBusyTicks(), at: Date.now() };
+  return { main, mainWaitedNs: await waitedNs(pid), others, bench, machine: await machineBusyTicks(), at: Date.now() };
+}
+
+/** How long the process's main thread has waited for a core so far, in ns (null where not kept). */
+async function waitedNs(pid: number): Promise<number | null> {
+  try {
+    const waited = Number((await readFile(`/proc/${pid}/task/${pid}/schedstat`, 'utf8')).split(' ')[1]);
+    return Number.isFinite(waited) ? waited : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -67,6 +84,10 @@ export class ThreadCpu {
     const cores = (from: number, to: number): number => Math.max(0, to - from) / TICKS_PER_SECOND / seconds;
     return {
       requestThread: cores(this.start.main, end.main),
+      requestThreadWaiting:
+        this.start.mainWaitedNs === null || end.mainWaitedNs === null
+          ? null
+          : Math.max(0, end.mainWaitedNs - this.start.mainWaitedNs) / 1e9 / seconds,
       otherThreads: cores(this.start.others, end.others),
       bench: cores(this.start.bench, end.bench),
       machine: cores(this.start.machine, end.machine),

@@ -430,10 +430,11 @@ export function webhooksMarkdown(results: WebhooksResults): string {
     "Where the CPU went during those loads, in cores on average (of the machine's 2): the serve process's request " +
       'thread (its main thread, which answers every request), and what that thread spent per create; its other ' +
       "threads (the delivery thread, libuv's pool, V8's helpers); the bench process (wrk's driver and the receiver); " +
-      'the whole machine (PostgreSQL, wrk and the kernel included).',
+      'the whole machine (PostgreSQL, wrk and the kernel included); and how long the request thread was ready to ' +
+      'run but waited for a core (Linux schedstat), in cores too.',
     '',
-    '| Engine | Load | request thread | per create | other threads | bench | machine |',
-    '|---|---|---|---|---|---|---|',
+    '| Engine | Load | request thread | per create | waiting for a core | other threads | bench | machine |',
+    '|---|---|---|---|---|---|---|---|',
   );
   for (const row of results.creates) {
     for (const [name, { load, cores }] of [
@@ -443,7 +444,9 @@ export function webhooksMarkdown(results: WebhooksResults): string {
     ] as const) {
       lines.push(
         `| ${row.engine} | ${name} | ${cores.requestThread.toFixed(2)} | ` +
-          `${count((cores.requestThread * 1e6) / load.requestsPerSecond)} µs | ${cores.otherThreads.toFixed(2)} | ` +
+          `${count((cores.requestThread * 1e6) / load.requestsPerSecond)} µs | ` +
+          `${cores.requestThreadWaiting === null ? 'not kept' : cores.requestThreadWaiting.toFixed(2)} | ` +
+          `${cores.otherThreads.toFixed(2)} | ` +
           `${cores.bench.toFixed(2)} | ${cores.machine.toFixed(2)} |`,
       );
     }
