@@ -47,14 +47,6 @@ const BATCH = 100;
  */
 const GATHER_MS = 10;
 /**
- * While a hook of the account is being delivered by this sender, the account's hooks are looked
- * up at most this often: the busy hook reads its own next batch (#again), so a lookup then finds
- * only a hook made, turned on or let go meanwhile, which starts within this long. Under a stream
- * of commits a lookup per gathering was most of the sender's statements (on PostgreSQL, 0.19 round
- * trips a create against the hook's own 0.21).
- */
-const LOOKUP_WHILE_BUSY_MS = 1000;
-/**
  * What a delivery is written with (the account's zone, the cursor's epoch and purge mark) is read
  * again after this long: a purge or a new zone shows in deliveries within a second.
  */
@@ -103,8 +95,6 @@ export class WebhookSender {
    * under way, not one each.
    */
   readonly #looking = new Map<string, boolean>();
-  /** When the accounts with a hook busy here were last looked up (performance.now()). */
-  readonly #lookedUp = new Map<number, number>();
   readonly #timers = new Map<HookKey, NodeJS.Timeout>();
   /** Looks at accounts whose hooks another sender held, once its lease may have lapsed. */
   readonly #later = new Set<NodeJS.Timeout>();
@@ -163,15 +153,10 @@ export class WebhookSender {
         try {
           for (;;) {
             this.#looking.set(slot, false);
-            if (anyTime || accountId === undefined || !this.#lookedUpWhileBusy(accountId)) {
-              const startedAt = performance.now();
-              const refs = await this.hooks.pending(anyTime ? ANY_TIME : this.hooks.clock(), accountId);
-              for (const ref of refs) this.#work(ref);
-              if (accountId !== undefined && this.#busyIn(accountId)) this.#lookedUp.set(accountId, startedAt);
-            }
+            const refs = await this.hooks.pending(anyTime ? ANY_TIME : this.hooks.clock(), accountId);
+            for (const ref of refs) this.#work(ref);
             // Wakes within a gathering after a lookup share the next one: under a stream of
-            // commits an account costs a lookup per gathering, not one per commit (and while one
-            // of its hooks is busy here, one per LOOKUP_WHILE_BUSY_MS).
+            // commits an account costs a lookup per gathering, not one per commit.
             await sleep(GATHER_MS);
             if (this.#looking.get(slot) !== true || this.#stopped) break;
           }
@@ -180,19 +165,6 @@ export class WebhookSender {
         }
       })(),
     );
-  }
-
-  /** Whether this sender is delivering a hook of the account. */
-  #busyIn(accountId: number): boolean {
-    const prefix = `${accountId}/`;
-    for (const key of this.#busy) if (key.startsWith(prefix)) return true;
-    return false;
-  }
-
-  /** Whether a hook of the account is busy here and its hooks were looked up less than LOOKUP_WHILE_BUSY_MS ago. */
-  #lookedUpWhileBusy(accountId: number): boolean {
-    const lookedUp = this.#lookedUp.get(accountId);
-    return lookedUp !== undefined && this.#busyIn(accountId) && performance.now() - lookedUp < LOOKUP_WHILE_BUSY_MS;
   }
 
   #track(work: Promise<void>): void {
@@ -219,7 +191,6 @@ export class WebhookSender {
           }
         } finally {
           this.#busy.delete(key);
-          if (!this.#busyIn(ref.accountId)) this.#lookedUp.delete(ref.accountId);
         }
       })(),
     );
