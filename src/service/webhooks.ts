@@ -11,7 +11,7 @@ import {
 } from '../domain/webhook.js';
 import type { ChangeListener } from '../store/change-feed.js';
 import type { Store } from '../store/store.js';
-import type { OutboxReader, WebhookStore } from '../store/webhook-store.js';
+import type { ActiveHook, OutboxReader, WebhookStore } from '../store/webhook-store.js';
 import { newRecordId } from './ids.js';
 
 /** What the deliveries of an account are written with. */
@@ -101,8 +101,9 @@ export class WebhookService {
     subscribe: (listener: ChangeListener): (() => void) => this.store.changes.subscribe(listener),
     /** Whether the feed tells `outbox` notes; if not, every `changed` note may have deliveries. */
     tellsOutbox: (): boolean => this.store.changes.tellsOutbox,
-    pending: (now: Micros, accountId?: number): Promise<readonly HookRef[]> =>
-      this.store.webhooks.pending(now, accountId),
+    pending: (now: Micros): Promise<readonly HookRef[]> => this.store.webhooks.pending(now),
+    activeHooks: (now: Micros, accountId: number): Promise<readonly ActiveHook[]> =>
+      this.store.webhooks.activeHooks(now, accountId),
     claim: (hook: HookRef, owner: string, until: Micros): Promise<StoredWebhook | undefined> =>
       this.store.webhooks.claim(hook, owner, this.now(), until),
     events: (accountId: number, afterRev: number, limit: number): Promise<readonly OutboxEvent[]> =>

@@ -9,6 +9,12 @@ import type {
   WebhookPatch,
 } from '../domain/webhook.js';
 
+/** An active hook of an account; `due`: it has a change to deliver at that time and no live lease. */
+export interface ActiveHook {
+  readonly id: string;
+  readonly due: boolean;
+}
+
 /**
  * An account's webhooks, the outbox of their changes and their delivery logs (API.md 4.7). The
  * outbox is filled by the engine in the commit of each change that an active hook of the account
@@ -22,10 +28,12 @@ export interface WebhookStore {
   update(accountId: number, id: string, patch: WebhookPatch): Promise<StoredWebhook | undefined>;
   remove(accountId: number, id: string): Promise<boolean>;
   /**
-   * Active hooks with a change to deliver that is due at `now` and no live lease: of one account,
-   * or (administration: at start, after the change feed was lost) of every account.
+   * Active hooks of every account with a change to deliver that is due at `now` and no live lease
+   * (administration: at start, after the change feed was lost).
    */
-  pending(now: Micros, accountId?: number): Promise<readonly HookRef[]>;
+  pending(now: Micros): Promise<readonly HookRef[]>;
+  /** The account's active hooks, each with whether `pending` would find it at `now`. */
+  activeHooks(now: Micros, accountId: number): Promise<readonly ActiveHook[]>;
   /**
    * Takes the hook's lease for `owner` until `until` (or renews it) unless another owner holds a
    * live one: one sender at a time per hook, across processes. The hook as it stands, or undefined.

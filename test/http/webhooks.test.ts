@@ -246,6 +246,52 @@ describe.each(ENGINES)('webhooks on %s', (engine) => {
     expect(outcomes).toEqual(['delivered', 'delivered']);
   });
 
+  it("looks the account's hooks up about once a second while all are busy here, and starts one made meanwhile", async () => {
+    let lookups = 0;
+    const sending = harness.services.webhooks.sending;
+    const client = await start(true, undefined, {
+      ...sending,
+      activeHooks: (...args) => {
+        lookups += 1;
+        return sending.activeHooks(...args);
+      },
+    });
+    let release = (): void => undefined;
+    receiver.held = new Promise((resolve) => (release = resolve));
+    try {
+      ok(await client.post('/v1/webhooks', { url, events: ['*'] }), wireHook);
+      await client.createTask({ title: 'keeps the first hook busy' });
+      // Its first delivery waits for the held answer: the hook stays busy while the rest come.
+      await receiver.receivedCount(1);
+      const lookupsBefore = lookups;
+      const startedAt = performance.now();
+      for (let index = 0; index < 40; index++) {
+        await client.createTask({ title: `meanwhile ${index}` });
+        await sleep(15);
+      }
+      const seconds = (performance.now() - startedAt) / 1000;
+      // Without the knowledge of the account's hooks: a lookup per commit that came after a gathering (40 here).
+      expect(lookups - lookupsBefore).toBeLessThanOrEqual(2 + Math.floor(seconds));
+      ok(await client.post('/v1/webhooks', { url: `${url}?second`, events: ['*'] }), wireHook);
+      await client.createTask({ title: 'for the second' });
+      // Found by the lookup a skipped wake is owed, within a second, while the first is still busy.
+      await receiver.receivedCount(2);
+      expect(receiver.received.map((got) => got.path.endsWith('?second'))).toEqual([false, true]);
+    } finally {
+      release();
+    }
+    // Both hooks go on to the end, every try delivered (none left to fail after this test).
+    await client.createTask({ title: 'last' });
+    const lastOf = (second: boolean): boolean =>
+      receiver.received.some(
+        (got) => got.path.endsWith('?second') === second && delivery.parse(JSON.parse(got.body)).data.title === 'last',
+      );
+    for (let tries = 0; !(lastOf(false) && lastOf(true)) && tries < 500; tries++) await sleep(10);
+    expect(lastOf(false) && lastOf(true)).toBe(true);
+    await outcomesCount(receiver.received.length);
+    expect(outcomes.filter((outcome) => outcome !== 'delivered')).toEqual([]);
+  });
+
   it.runIf(engine === 'sqlite')(
     'reads and renders the outbox on the delivery thread, never on the thread that answers requests',
     async () => {

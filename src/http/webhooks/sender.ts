@@ -51,7 +51,14 @@ const GATHER_MS = 10;
  * again after this long: a purge or a new zone shows in deliveries within a second.
  */
 const CONTEXT_MS = 1000;
-/** Past every time of the store: `pending` then finds hooks whose retry is still to come too. */
+/**
+ * An account's active hooks, as its last lookup found them, are taken as all it has for this long:
+ * meanwhile a wake finding every one of them busy here needs no lookup (each reads its own next
+ * batch), and one skipped is looked at once this is up. So a hook made or turned on while the
+ * account's other hooks are busy starts within this time.
+ */
+const KNOWN_MS = 1000;
+/** Past every time of the store: a lookup then finds hooks whose retry is still to come too. */
 const ANY_TIME: Micros = Number.MAX_SAFE_INTEGER;
 
 type HookKey = `${number}/${string}`;
@@ -95,6 +102,13 @@ export class WebhookSender {
    * under way, not one each.
    */
   readonly #looking = new Map<string, boolean>();
+  /**
+   * Of accounts with a hook busy here: their active hooks as the last lookup found them, and when
+   * (performance.now()). Dropped once none of the account's hooks is busy any more.
+   */
+  readonly #known = new Map<number, { readonly ids: readonly string[]; readonly readAt: number }>();
+  /** Lookups of accounts whose wakes were skipped (#allBusyHere), due once what was known is old. */
+  readonly #deferred = new Map<number, NodeJS.Timeout>();
   readonly #timers = new Map<HookKey, NodeJS.Timeout>();
   /** Looks at accounts whose hooks another sender held, once its lease may have lapsed. */
   readonly #later = new Set<NodeJS.Timeout>();
@@ -127,6 +141,8 @@ export class WebhookSender {
     this.#timers.clear();
     for (const timer of this.#later) clearTimeout(timer);
     this.#later.clear();
+    for (const timer of this.#deferred.values()) clearTimeout(timer);
+    this.#deferred.clear();
     this.#thread.stopTrying();
     await Promise.all([...this.#running]);
     await this.#thread.close();
@@ -142,6 +158,7 @@ export class WebhookSender {
     // live lease hides it from the lookup: it looks once more when done.
     const prefix = `${accountId}/`;
     for (const key of this.#busy) if (accountId === undefined || key.startsWith(prefix)) this.#again.add(key);
+    if (accountId !== undefined && !anyTime && this.#allBusyHere(accountId)) return;
     const slot = `${accountId ?? 'all'}${anyTime ? ' any time' : ''}`;
     if (this.#looking.has(slot)) {
       this.#looking.set(slot, true);
@@ -153,8 +170,11 @@ export class WebhookSender {
         try {
           for (;;) {
             this.#looking.set(slot, false);
-            const refs = await this.hooks.pending(anyTime ? ANY_TIME : this.hooks.clock(), accountId);
-            for (const ref of refs) this.#work(ref);
+            if (accountId === undefined) {
+              for (const ref of await this.hooks.pending(anyTime ? ANY_TIME : this.hooks.clock())) this.#work(ref);
+            } else if (anyTime || !this.#allBusyHere(accountId)) {
+              await this.#lookAt(accountId, anyTime);
+            }
             // Wakes within a gathering after a lookup share the next one: under a stream of
             // commits an account costs a lookup per gathering, not one per commit.
             await sleep(GATHER_MS);
@@ -165,6 +185,44 @@ export class WebhookSender {
         }
       })(),
     );
+  }
+
+  /** Starts the account's hooks with deliveries due; remembered while one of them is busy here. */
+  async #lookAt(accountId: number, anyTime: boolean): Promise<void> {
+    const hooks = await this.hooks.activeHooks(anyTime ? ANY_TIME : this.hooks.clock(), accountId);
+    for (const hook of hooks) if (hook.due) this.#work({ accountId, id: hook.id });
+    if (this.#busyIn(accountId))
+      this.#known.set(accountId, { ids: hooks.map((hook) => hook.id), readAt: performance.now() });
+  }
+
+  /**
+   * Whether every active hook of the account, as known for less than KNOWN_MS, is busy here: then a
+   * commit's wake reached each of them (#again) and a lookup would find none (their leases hide
+   * them). Such a wake is looked at again once what is known is old, for a hook made meanwhile.
+   */
+  #allBusyHere(accountId: number): boolean {
+    const known = this.#known.get(accountId);
+    if (known === undefined) return false;
+    const age = performance.now() - known.readAt;
+    if (age >= KNOWN_MS || !known.ids.every((id) => this.#busy.has(keyOf({ accountId, id })))) return false;
+    if (!this.#deferred.has(accountId)) {
+      const timer = setTimeout(
+        () => {
+          this.#deferred.delete(accountId);
+          this.#wake(accountId);
+        },
+        KNOWN_MS - age + 1,
+      );
+      timer.unref();
+      this.#deferred.set(accountId, timer);
+    }
+    return true;
+  }
+
+  #busyIn(accountId: number): boolean {
+    const prefix = `${accountId}/`;
+    for (const key of this.#busy) if (key.startsWith(prefix)) return true;
+    return false;
   }
 
   #track(work: Promise<void>): void {
@@ -191,6 +249,7 @@ export class WebhookSender {
           }
         } finally {
           this.#busy.delete(key);
+          if (!this.#busyIn(ref.accountId)) this.#known.delete(ref.accountId);
         }
       })(),
     );

@@ -11,7 +11,7 @@ import {
   type WebhookPatch,
 } from '../../domain/webhook.js';
 import { outboxKind, outboxRecord, storedEvent } from '../kinds/webhook-events.js';
-import type { WebhookStore } from '../webhook-store.js';
+import type { ActiveHook, WebhookStore } from '../webhook-store.js';
 import { guarded } from './errors.js';
 import { KIND_TABLES } from './tables.js';
 import { EVENTS_SQL } from './webhook-schema.js';
@@ -61,6 +61,10 @@ interface AttemptRow {
   readonly error: string | null;
   readonly duration_ms: number;
 }
+
+/** Of an active hook `w`: it has a change to deliver that is due at $1 and no live lease. */
+const DUE = `(w.next_attempt IS NULL OR w.next_attempt <= $1) AND w.lease_until < $1
+  AND EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.account_id = w.account_id AND o.rev > w.delivered_rev)`;
 
 /** Webhooks on PostgreSQL: every statement names its account, as everywhere (sharding). */
 export class PostgresWebhookStore implements WebhookStore {
@@ -121,18 +125,24 @@ export class PostgresWebhookStore implements WebhookStore {
     });
   }
 
-  pending(now: Micros, accountId?: number): Promise<readonly HookRef[]> {
-    // Without an account: a sweep over every account (administration), at start and after the
-    // change feed was lost.
+  pending(now: Micros): Promise<readonly HookRef[]> {
+    // A sweep over every account (administration), at start and after the change feed was lost.
     return guarded(async () => {
       const result = await this.pool.query<{ account_id: BigintText; id: string }>(
-        `SELECT w.account_id, w.id FROM webhooks w
-         WHERE ($2::bigint IS NULL OR w.account_id = $2) AND w.active
-           AND (w.next_attempt IS NULL OR w.next_attempt <= $1) AND w.lease_until < $1
-           AND EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.account_id = w.account_id AND o.rev > w.delivered_rev)`,
-        [now, accountId ?? null],
+        `SELECT w.account_id, w.id FROM webhooks w WHERE w.active AND ${DUE}`,
+        [now],
       );
       return result.rows.map((row) => ({ accountId: numberFromBigint(row.account_id), id: row.id }));
+    });
+  }
+
+  activeHooks(now: Micros, accountId: number): Promise<readonly ActiveHook[]> {
+    return guarded(async () => {
+      const result = await this.pool.query<{ id: string; due: boolean }>(
+        `SELECT w.id, ${DUE} AS due FROM webhooks w WHERE w.account_id = $2 AND w.active`,
+        [now, accountId],
+      );
+      return result.rows.map((row) => ({ id: row.id, due: row.due }));
     });
   }
 

@@ -12,7 +12,7 @@ import {
 } from '../../domain/webhook.js';
 import { expectStrings } from '../kinds/checks.js';
 import { storedEvent } from '../kinds/webhook-events.js';
-import type { WebhookStore } from '../webhook-store.js';
+import type { ActiveHook, WebhookStore } from '../webhook-store.js';
 import type { SqliteDatabase } from './connection.js';
 import { outboxEventsOn } from './outbox-events.js';
 
@@ -54,14 +54,18 @@ function hookOf(row: HookRow): StoredWebhook {
 /** Bound on hasActiveHook's remembered answers (one per account that wrote). */
 const MAX_KNOWN_ACCOUNTS = 100_000;
 
+/** Of an active hook `w`: it has a change to deliver that is due at @now and no live lease. */
+const DUE = `(w.next_attempt IS NULL OR w.next_attempt <= @now) AND w.lease_until < @now
+  AND EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.account_id = w.account_id AND o.rev > w.delivered_rev)`;
+
 /** What the sender runs for each batch of deliveries, prepared once per store. */
 function prepareHookStatements(db: SqliteDatabase) {
   return {
-    pending: db.prepare<[Record<string, number | null>], { account_id: number; id: string }>(
-      `SELECT w.account_id, w.id FROM webhooks w
-       WHERE (@account IS NULL OR w.account_id = @account) AND w.active = 1
-         AND (w.next_attempt IS NULL OR w.next_attempt <= @now) AND w.lease_until < @now
-         AND EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.account_id = w.account_id AND o.rev > w.delivered_rev)`,
+    pending: db.prepare<[Record<string, number>], { account_id: number; id: string }>(
+      `SELECT w.account_id, w.id FROM webhooks w WHERE w.active = 1 AND ${DUE}`,
+    ),
+    activeHooks: db.prepare<[Record<string, number>], { id: string; due: number }>(
+      `SELECT w.id, ${DUE} AS due FROM webhooks w WHERE w.account_id = @account AND w.active = 1`,
     ),
     claim: db.prepare<[Record<string, string | number>], HookRow>(
       `UPDATE webhooks SET lease_owner = @owner, lease_until = @until
@@ -219,11 +223,19 @@ export class SqliteWebhookStore implements WebhookStore {
     );
   }
 
-  pending(now: Micros, accountId?: number): Promise<readonly HookRef[]> {
+  pending(now: Micros): Promise<readonly HookRef[]> {
     return this.run(() =>
       this.#statements()
-        .pending.all({ now, account: accountId ?? null })
+        .pending.all({ now })
         .map((row) => ({ accountId: row.account_id, id: row.id })),
+    );
+  }
+
+  activeHooks(now: Micros, accountId: number): Promise<readonly ActiveHook[]> {
+    return this.run(() =>
+      this.#statements()
+        .activeHooks.all({ now, account: accountId })
+        .map((row) => ({ id: row.id, due: row.due === 1 })),
     );
   }
 
