@@ -43,3 +43,12 @@ export function outboxRecord<T>(record: T | null, rev: unknown): T {
   if (record === null) throw new Error(`the outbox row of rev ${String(rev)} has no record to read`);
   return record;
 }
+
+/**
+ * Of an active hook `w`: it has a change to deliver that is due at `now` (an engine's placeholder)
+ * and no live lease. What the sender's lookups find.
+ */
+export function hookDueSql(now: string): string {
+  return `(w.next_attempt IS NULL OR w.next_attempt <= ${now}) AND w.lease_until < ${now}
+  AND EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.account_id = w.account_id AND o.rev > w.delivered_rev)`;
+}

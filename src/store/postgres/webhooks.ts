@@ -10,7 +10,7 @@ import {
   type StoredWebhook,
   type WebhookPatch,
 } from '../../domain/webhook.js';
-import { outboxKind, outboxRecord, storedEvent } from '../kinds/webhook-events.js';
+import { hookDueSql, outboxKind, outboxRecord, storedEvent } from '../kinds/webhook-events.js';
 import type { ActiveHook, WebhookStore } from '../webhook-store.js';
 import { guarded } from './errors.js';
 import { KIND_TABLES } from './tables.js';
@@ -62,9 +62,7 @@ interface AttemptRow {
   readonly duration_ms: number;
 }
 
-/** Of an active hook `w`: it has a change to deliver that is due at $1 and no live lease. */
-const DUE = `(w.next_attempt IS NULL OR w.next_attempt <= $1) AND w.lease_until < $1
-  AND EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.account_id = w.account_id AND o.rev > w.delivered_rev)`;
+const DUE = hookDueSql('$1');
 
 /** Webhooks on PostgreSQL: every statement names its account, as everywhere (sharding). */
 export class PostgresWebhookStore implements WebhookStore {

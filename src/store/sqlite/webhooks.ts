@@ -11,7 +11,7 @@ import {
   type WebhookPatch,
 } from '../../domain/webhook.js';
 import { expectStrings } from '../kinds/checks.js';
-import { storedEvent } from '../kinds/webhook-events.js';
+import { hookDueSql, storedEvent } from '../kinds/webhook-events.js';
 import type { ActiveHook, WebhookStore } from '../webhook-store.js';
 import type { SqliteDatabase } from './connection.js';
 import { outboxEventsOn } from './outbox-events.js';
@@ -54,9 +54,7 @@ function hookOf(row: HookRow): StoredWebhook {
 /** Bound on hasActiveHook's remembered answers (one per account that wrote). */
 const MAX_KNOWN_ACCOUNTS = 100_000;
 
-/** Of an active hook `w`: it has a change to deliver that is due at @now and no live lease. */
-const DUE = `(w.next_attempt IS NULL OR w.next_attempt <= @now) AND w.lease_until < @now
-  AND EXISTS (SELECT 1 FROM webhook_outbox o WHERE o.account_id = w.account_id AND o.rev > w.delivered_rev)`;
+const DUE = hookDueSql('@now');
 
 /** What the sender runs for each batch of deliveries, prepared once per store. */
 function prepareHookStatements(db: SqliteDatabase) {
