@@ -121,6 +121,9 @@ function setupNotes(info: RunInfo, results: RunResults): string[] {
   return notes;
 }
 
+/** The heading that follows the analysis in the report (test/docs/benchmarks-analysis.test.ts finds it so). */
+export const MEASURED_HEADING = '## How it was measured';
+
 /** docs/benchmarks.md: how, where and what was measured, the table, and the goals. */
 export function reportMarkdown(
   info: RunInfo,
@@ -153,7 +156,7 @@ export function reportMarkdown(
     '',
     analysis.trim(),
     '',
-    '## How it was measured',
+    MEASURED_HEADING,
     '',
     ...setupNotes(info, results).map((note) => `- ${note}`),
   ];
